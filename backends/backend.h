@@ -1,0 +1,109 @@
+/* backend.h: the one small interface every field backend implements.
+ *
+ * A backend runs the three SPEC.md stages of one world on its own memory
+ * (host arrays, a GPU's buffers) and hands the results back in a readback.
+ * The CLI drives every backend through wg_backend_run() alone, so a backend
+ * is added by writing one file and one line in registry.c. */
+#ifndef WG_BACKEND_H
+#define WG_BACKEND_H
+
+#include <stddef.h>
+
+#include "spec.h"
+
+#define WG_ERR_LEN 512
+
+/* Seconds spent in each part of one backend's run.  'setup' is what a
+ * backend pays before its first stage (pipeline creation on a GPU) and is
+ * kept out of 'total' so the stage columns compare like with like. */
+typedef struct wg_times {
+    double setup, terrain, erosion, normals, readback;
+} wg_times;
+
+/* The fields of one world, on the host: N*N floats each, row-major. */
+typedef struct wg_fields {
+    uint32_t n;
+    float *height, *nx, *ny, *nz;
+} wg_fields;
+
+/* Which GPU a GPU backend should use. */
+typedef enum wg_power {
+    WG_POWER_DEFAULT = 0,
+    WG_POWER_HIGH,
+    WG_POWER_LOW,
+} wg_power;
+
+/* What a backend is asked to run: the world, its lattice (made once on the
+ * host and shared byte for byte) and the settings of the backends. */
+typedef struct wg_job {
+    wg_world world;
+    wg_consts consts;
+    const float *lattice; /* WG_LATTICE_R^2 floats */
+    int threads;          /* CPU threads; 0 means the default */
+    wg_power power;       /* GPU preference */
+    const char *gpu;      /* device index or name substring, or NULL */
+} wg_job;
+
+/* A backend.  Every function that can fail returns 0 on success and -1 on
+ * failure with a one-line reason (no trailing newline) in err[WG_ERR_LEN].
+ * The stage functions run in order terrain, erosion, normals, readback, each
+ * once per open(); each adds its own measured seconds to 't', so a backend
+ * that queues work (a GPU) can report device time rather than host time. */
+typedef struct wg_backend {
+    const char *name;    /* as --mesh spells it */
+    const char *summary; /* one line for --help and the manual */
+
+    /* 0 when this backend can run the job here; -1 with the reason when not
+     * ("no Vulkan device", "built without OpenMP").  Cheap: no allocation of
+     * fields. */
+    int (*probe)(const wg_job *job, char *err);
+
+    /* Allocate what the job needs.  NULL with a reason on failure. */
+    void *(*open)(const wg_job *job, wg_times *t, char *err);
+    int (*terrain)(void *ctx, wg_times *t, char *err);
+    int (*erosion)(void *ctx, wg_times *t, char *err);
+    int (*normals)(void *ctx, wg_times *t, char *err);
+    /* Move the final height and the normals into 'out' (which the caller
+     * frees with wg_fields_free()). */
+    int (*readback)(void *ctx, wg_fields *out, wg_times *t, char *err);
+    /* Free everything open() took.  No operation is performed if ctx is NULL. */
+    void (*close)(void *ctx);
+
+    /* The device this backend runs on, for the table's header ("lavapipe
+     * (Vulkan 1.3)"), or NULL for CPU backends.  Valid until close(). */
+    const char *(*device)(void *ctx);
+} wg_backend;
+
+/* The backends, each defined in its own file. */
+extern const wg_backend wg_backend_scalar;
+
+/* All the backends built into this binary, in the order --mesh all runs
+ * them (scalar first: it is the reference the others are compared to),
+ * terminated by NULL. */
+extern const wg_backend *const wg_backends[];
+
+/* The backend called 'name', or NULL. */
+const wg_backend *wg_backend_find(const char *name);
+
+/* Run every stage of 'b' on 'job' and read the fields back into 'out'.
+ * Returns 0, or -1 with the reason in err; on failure 'out' holds nothing
+ * to free.  The device description, if any, is copied to dev[dev_len]. */
+int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
+                   wg_times *t, char *dev, size_t dev_len, char *err);
+
+/* Allocate the four fields of an N-sided world.  Returns 0, or -1 when
+ * memory runs out (nothing is then left allocated). */
+int wg_fields_alloc(wg_fields *f, uint32_t n);
+
+/* Free the fields.  No operation is performed on NULL members. */
+void wg_fields_free(wg_fields *f);
+
+/* Seconds on a monotonic clock, for backends' own timing. */
+double wg_now(void);
+
+/* Format an error message into err[WG_ERR_LEN].  Always returns -1, so a
+ * failing function can 'return wg_fail(err, ...)'. */
+int wg_fail(char *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

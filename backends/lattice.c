@@ -1,0 +1,64 @@
+/* lattice.c: the SPEC.md host constants and the shared random lattice.
+ *
+ * Everything here runs once per world on the host; the backends only read
+ * what it produces, so a world is the same on every backend by construction
+ * of its inputs. */
+#include "spec.h"
+
+/* (float)cos(o * 0.64) and (float)sin(o * 0.64) as SPEC.md tabulates them.
+ * The table, not libm, is the authority: libm's cos differs between C
+ * libraries in the last place and the world must not. */
+static const float lattice_cos[WG_MAX_OCTAVES] = {
+    0x1p+0f,         0x1.9aac4cp-1f,  0x1.2598acp-2f,  -0x1.5e5c7ap-2f,
+    -0x1.abd24ap-1f, -0x1.ff207ep-1f, -0x1.881fcp-1f,  -0x1.d7a912p-3f,
+    0x1.95ee64p-2f,  0x1.bb82c4p-1f,  0x1.fc82bcp-1f,  0x1.743cdap-1f,
+    0x1.6285p-3f,    -0x1.cc1de6p-2f, -0x1.c9b008p-1f, -0x1.f82902p-1f,
+};
+static const float lattice_sin[WG_MAX_OCTAVES] = {
+    0x0p+0f,        0x1.31c39ap-1f,  0x1.ea810ep-1f,  0x1.e11936p-1f,
+    0x1.19451ep-1f, -0x1.de3374p-5f, -0x1.493722p-1f, -0x1.f23ca6p-1f,
+    -0x1.d60d56p-1f, -0x1.ffa22p-2f, 0x1.dd62b2p-4f,  0x1.5f8b3cp-1f,
+    0x1.f8454p-1f,  0x1.c9671p-1f,   0x1.cafb52p-2f,  -0x1.65057p-3f,
+};
+
+void wg_consts_init(wg_consts *c, const wg_world *w)
+{
+    uint32_t n = w->size;
+    float norm = 0.0f, amp = 1.0f, freq = 1.0f;
+
+    c->n = n;
+    c->octaves = w->octaves;
+    c->inv_n = 1.0f / (float)n;
+    c->base = WG_BASE;
+    for (uint32_t o = 0; o < WG_MAX_OCTAVES; o++) {
+        c->freq[o] = freq;
+        c->amp[o] = amp;
+        c->offs[o] = (float)(o * 17);
+        c->cos[o] = lattice_cos[o];
+        c->sin[o] = lattice_sin[o];
+        if (o < w->octaves)
+            norm += amp; /* exact: a sum of distinct powers of two */
+        freq *= 2.0f;
+        amp *= 0.5f;
+    }
+    c->inv_norm = 1.0f / norm;
+    c->talus = 4.0f / (float)n;
+    c->rate = WG_RATE;
+
+    float s = WG_WORLD_UNITS / (float)(n - 1);
+    c->k2 = WG_HEIGHT_UNITS / (2.0f * s);
+    c->k1 = WG_HEIGHT_UNITS / s;
+}
+
+void wg_lattice_fill(float *lat, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (size_t k = 0; k < (size_t)WG_LATTICE_R * WG_LATTICE_R; k++) {
+        state += 0x9E3779B97F4A7C15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        lat[k] = (float)(z >> 40) * 0x1p-24f;
+    }
+}

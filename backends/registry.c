@@ -1,0 +1,89 @@
+/* registry.c: the list of backends built into this binary, and the driver
+ * that runs one of them through its stages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+
+
+
+const wg_backend *const wg_backends[] = {
+    &wg_backend_scalar,
+    NULL,
+};
+
+const wg_backend *wg_backend_find(const char *name)
+{
+    for (size_t i = 0; wg_backends[i]; i++)
+        if (strcmp(wg_backends[i]->name, name) == 0)
+            return wg_backends[i];
+    return NULL;
+}
+
+int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
+                   wg_times *t, char *dev, size_t dev_len, char *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(t, 0, sizeof *t);
+    if (dev_len)
+        dev[0] = '\0';
+
+    double t0 = wg_now();
+    void *ctx = b->open(job, t, err);
+    if (!ctx)
+        return -1;
+    t->setup = wg_now() - t0; /* allocation, upload, pipeline creation */
+    if (b->device && dev_len && b->device(ctx))
+        snprintf(dev, dev_len, "%s", b->device(ctx));
+    int rc = -1;
+    if (b->terrain(ctx, t, err) == 0 && b->erosion(ctx, t, err) == 0 &&
+        b->normals(ctx, t, err) == 0 && b->readback(ctx, out, t, err) == 0)
+        rc = 0;
+    b->close(ctx);
+    if (rc != 0)
+        wg_fields_free(out);
+    return rc;
+}
+
+int wg_fields_alloc(wg_fields *f, uint32_t n)
+{
+    size_t bytes = wg_cells(n) * sizeof(float);
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->height = malloc(bytes);
+    f->nx = malloc(bytes);
+    f->ny = malloc(bytes);
+    f->nz = malloc(bytes);
+    if (f->height && f->nx && f->ny && f->nz)
+        return 0;
+    wg_fields_free(f);
+    return -1;
+}
+
+void wg_fields_free(wg_fields *f)
+{
+    free(f->height);
+    free(f->nx);
+    free(f->ny);
+    free(f->nz);
+    f->height = f->nx = f->ny = f->nz = NULL;
+}
+
+double wg_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int wg_fail(char *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, WG_ERR_LEN, fmt, ap);
+    va_end(ap);
+    return -1;
+}

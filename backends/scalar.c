@@ -1,0 +1,301 @@
+/* scalar.c: the scalar C backend, SPEC.md as plain loops over one cell at a
+ * time, in the order and with the operations the SPEC writes.
+ *
+ * This is the reference: clarity over speed.  It still meets the 60 ms
+ * budget at 512 (see scripts/bench.sh) because the lattice fits in L2 and
+ * the compiler keeps everything in registers; anything cleverer belongs in
+ * the OpenMP backend, which is tested against this one. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "scalar.h"
+
+static inline float *scalar_at(const wg_view *v, uint32_t x, uint32_t y)
+{
+    return v->p + (size_t)(y - v->r.y) * v->r.w + (x - v->r.x);
+}
+
+static inline float scalar_cell(const float *lat, int ix, int iy)
+{
+    return lat[(iy & (WG_LATTICE_R - 1)) * WG_LATTICE_R +
+               (ix & (WG_LATTICE_R - 1))];
+}
+
+void wg_scalar_terrain(const wg_consts *c, const float *lat, wg_rect win,
+                       const wg_view *dst)
+{
+    for (uint32_t y = win.y; y < win.y + win.h; y++) {
+        float *out = scalar_at(dst, win.x, y);
+        for (uint32_t x = win.x; x < win.x + win.w; x++) {
+            float sum = 0.0f;
+            for (uint32_t o = 0; o < c->octaves; o++) {
+                float ux = (((float)x * c->inv_n) * c->base) * c->freq[o];
+                float uy = (((float)y * c->inv_n) * c->base) * c->freq[o];
+                float px = (ux * c->cos[o] - uy * c->sin[o]) + c->offs[o];
+                float py = (ux * c->sin[o] + uy * c->cos[o]) + c->offs[o];
+                float flx = floorf(px), fly = floorf(py);
+                int ix = (int)flx, iy = (int)fly;
+                float fx = px - flx, fy = py - fly;
+                float a = scalar_cell(lat, ix, iy);
+                float b = scalar_cell(lat, ix + 1, iy);
+                float cc = scalar_cell(lat, ix, iy + 1);
+                float d = scalar_cell(lat, ix + 1, iy + 1);
+                float wx = (fx * fx) * (3.0f - 2.0f * fx);
+                float wy = (fy * fy) * (3.0f - 2.0f * fy);
+                float lo = a + (b - a) * wx;
+                float hi = cc + (d - cc) * wx;
+                float v = lo + (hi - lo) * wy;
+                float r = 1.0f - fabsf(2.0f * v - 1.0f);
+                sum = sum + c->amp[o] * (r * r);
+            }
+            out[x - win.x] = sum * c->inv_norm;
+        }
+    }
+}
+
+/* What one neighbour takes from (or gives to) a cell of height h. */
+static inline float scalar_exchange(float h, float nb, float t, float rate)
+{
+    float d = h - nb;
+    /* SPEC: e = d > T ? d - T : (d < -T ? d + T : 0), written as two
+     * selects of precomputed values so the compiler can vectorise it;
+     * the two cases cannot both hold, so the result is the same. */
+    float over = d - t, under = d + t;
+    float e = d > t ? over : 0.0f;
+    e = d < -t ? under : e;
+    return e * rate;
+}
+
+/* A cell on the world's border: skip the neighbours that do not exist. */
+static float scalar_erode_border(const wg_consts *c, const wg_view *src,
+                                 uint32_t x, uint32_t y)
+{
+    const int n = (int)c->n;
+    float h = *scalar_at(src, x, y);
+    float moved = 0.0f;
+    for (int dy = -1; dy <= 1; dy++) {
+        for (int dx = -1; dx <= 1; dx++) {
+            int xx = (int)x + dx, yy = (int)y + dy;
+            if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n ||
+                yy >= n)
+                continue; /* outside the grid: no neighbour */
+            moved = moved + scalar_exchange(h, *scalar_at(src, (uint32_t)xx,
+                                                          (uint32_t)yy),
+                                            c->talus, c->rate);
+        }
+    }
+    return h - moved;
+}
+
+void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
+                            wg_rect win, const wg_view *dst)
+{
+    const uint32_t last = c->n - 1;
+    const float t = c->talus, rate = c->rate;
+
+    for (uint32_t y = win.y; y < win.y + win.h; y++) {
+        float *out = scalar_at(dst, win.x, y) - win.x;
+        if (y == 0 || y == last) {
+            for (uint32_t x = win.x; x < win.x + win.w; x++)
+                out[x] = scalar_erode_border(c, src, x, y);
+            continue;
+        }
+        /* An interior row: all eight neighbours exist except at the two
+         * ends, so the same eight terms in SPEC order, no bounds checks. */
+        const float *restrict row = scalar_at(src, src->r.x, y) - src->r.x;
+        const float *restrict up = row - src->r.w;
+        const float *restrict down = row + src->r.w;
+        float *restrict o = out;
+        uint32_t x0 = win.x, x1 = win.x + win.w; /* [x0, x1) */
+        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+        if (x0 == 0)
+            out[0] = scalar_erode_border(c, src, 0, y);
+        for (size_t x = i0; x < i1; x++) {
+            float h = row[x], moved = 0.0f;
+            moved = moved + scalar_exchange(h, up[x - 1], t, rate);
+            moved = moved + scalar_exchange(h, up[x], t, rate);
+            moved = moved + scalar_exchange(h, up[x + 1], t, rate);
+            moved = moved + scalar_exchange(h, row[x - 1], t, rate);
+            moved = moved + scalar_exchange(h, row[x + 1], t, rate);
+            moved = moved + scalar_exchange(h, down[x - 1], t, rate);
+            moved = moved + scalar_exchange(h, down[x], t, rate);
+            moved = moved + scalar_exchange(h, down[x + 1], t, rate);
+            o[x] = h - moved;
+        }
+        if (x1 == c->n)
+            out[last] = scalar_erode_border(c, src, last, y);
+    }
+}
+
+/* The normal of one cell from its four neighbours' heights. */
+static inline void scalar_normal(float l_h, float r_h, float u_h, float d_h,
+                                 float kx, float ky, float *nx, float *ny,
+                                 float *nz)
+{
+    float dx = (r_h - l_h) * kx;
+    float dz = (d_h - u_h) * ky;
+    float l = sqrtf((dx * dx + 1.0f) + dz * dz);
+    *nx = -dx / l;
+    *ny = 1.0f / l;
+    *nz = -dz / l;
+}
+
+void wg_scalar_normals(const wg_consts *c, const wg_view *h, wg_rect win,
+                       const wg_view *nx, const wg_view *ny,
+                       const wg_view *nz)
+{
+    const uint32_t last = c->n - 1;
+    const float k1 = c->k1, k2 = c->k2; /* in registers, not re-read */
+
+    for (uint32_t y = win.y; y < win.y + win.h; y++) {
+        uint32_t ym = y > 0 ? y - 1 : 0, yp = y < last ? y + 1 : last;
+        float ky = (yp - ym == 2) ? k2 : k1;
+        /* Row pointers indexed by world x. */
+        const float *restrict row = scalar_at(h, h->r.x, y) - h->r.x;
+        const float *restrict up = scalar_at(h, h->r.x, ym) - h->r.x;
+        const float *restrict down = scalar_at(h, h->r.x, yp) - h->r.x;
+        float *restrict ox = scalar_at(nx, win.x, y) - win.x;
+        float *restrict oy = scalar_at(ny, win.x, y) - win.x;
+        float *restrict oz = scalar_at(nz, win.x, y) - win.x;
+        uint32_t x0 = win.x, x1 = win.x + win.w;
+        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+
+        /* The clamped border columns span one cell, not two (k1, not k2). */
+        if (x0 == 0)
+            scalar_normal(row[0], row[1], up[0], down[0], k1, ky, &ox[0],
+                          &oy[0], &oz[0]);
+        for (size_t x = i0; x < i1; x++)
+            scalar_normal(row[x - 1], row[x + 1], up[x], down[x], k2, ky,
+                          &ox[x], &oy[x], &oz[x]);
+        if (x1 == c->n && last > 0)
+            scalar_normal(row[last - 1], row[last], up[last], down[last],
+                          k1, ky, &ox[last], &oy[last], &oz[last]);
+    }
+}
+
+/* The backend: the whole world is one window, on host arrays. */
+
+typedef struct scalar_ctx {
+    const wg_job *job;
+    wg_fields f;  /* height, nx, ny, nz: handed over by the readback */
+    float *other; /* the second erosion buffer */
+} scalar_ctx;
+
+static int scalar_probe(const wg_job *job, char *err)
+{
+    (void)job;
+    (void)err;
+    return 0; /* plain C runs anywhere */
+}
+
+static void scalar_close(void *ctx)
+{
+    scalar_ctx *s = ctx;
+    if (!s)
+        return;
+    wg_fields_free(&s->f);
+    free(s->other);
+    free(s);
+}
+
+static void *scalar_open(const wg_job *job, wg_times *t, char *err)
+{
+    (void)t;
+    scalar_ctx *s = calloc(1, sizeof *s);
+    if (!s)
+        goto oom;
+    s->job = job;
+    if (wg_fields_alloc(&s->f, job->world.size) != 0)
+        goto oom;
+    s->other = malloc(wg_cells(job->world.size) * sizeof(float));
+    if (!s->other)
+        goto oom;
+    /* Touch every page now, in setup, rather than in the first stage that
+     * writes it: first-touch page faults cost this VM 2-3 ms a field at 512,
+     * which would otherwise be billed to whichever stage came first. */
+    size_t bytes = wg_cells(job->world.size) * sizeof(float);
+    memset(s->f.height, 0, bytes);
+    memset(s->f.nx, 0, bytes);
+    memset(s->f.ny, 0, bytes);
+    memset(s->f.nz, 0, bytes);
+    memset(s->other, 0, bytes);
+    return s;
+oom:
+    scalar_close(s);
+    wg_fail(err, "scalar: out of memory for a %ux%u world",
+            job->world.size, job->world.size);
+    return NULL;
+}
+
+static int scalar_terrain(void *ctx, wg_times *t, char *err)
+{
+    (void)err;
+    scalar_ctx *s = ctx;
+    uint32_t n = s->job->world.size;
+    wg_view dst = {s->f.height, wg_rect_world(n)};
+    double t0 = wg_now();
+    wg_scalar_terrain(&s->job->consts, s->job->lattice, wg_rect_world(n), &dst);
+    t->terrain += wg_now() - t0;
+    return 0;
+}
+
+static int scalar_erosion(void *ctx, wg_times *t, char *err)
+{
+    (void)err;
+    scalar_ctx *s = ctx;
+    uint32_t n = s->job->world.size;
+    float *src = s->f.height, *dst = s->other;
+    double t0 = wg_now();
+    for (uint32_t pass = 0; pass < s->job->world.passes; pass++) {
+        wg_view vs = {src, wg_rect_world(n)}, vd = {dst, wg_rect_world(n)};
+        wg_scalar_erosion_pass(&s->job->consts, &vs, wg_rect_world(n), &vd);
+        float *tmp = src; /* ping-pong: the next pass reads what this wrote */
+        src = dst;
+        dst = tmp;
+    }
+    s->f.height = src; /* parity decides which buffer holds the result */
+    s->other = dst;
+    t->erosion += wg_now() - t0;
+    return 0;
+}
+
+static int scalar_normals(void *ctx, wg_times *t, char *err)
+{
+    (void)err;
+    scalar_ctx *s = ctx;
+    uint32_t n = s->job->world.size;
+    wg_rect w = wg_rect_world(n);
+    wg_view h = {s->f.height, w}, nx = {s->f.nx, w}, ny = {s->f.ny, w},
+            nz = {s->f.nz, w};
+    double t0 = wg_now();
+    wg_scalar_normals(&s->job->consts, &h, w, &nx, &ny, &nz);
+    t->normals += wg_now() - t0;
+    return 0;
+}
+
+static int scalar_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
+{
+    (void)err;
+    scalar_ctx *s = ctx;
+    double t0 = wg_now();
+    /* The fields already live in host memory: hand them over, no copy. */
+    *out = s->f;
+    memset(&s->f, 0, sizeof s->f);
+    t->readback += wg_now() - t0;
+    return 0;
+}
+
+const wg_backend wg_backend_scalar = {
+    .name = "scalar",
+    .summary = "plain C, one cell at a time: the reference",
+    .probe = scalar_probe,
+    .open = scalar_open,
+    .terrain = scalar_terrain,
+    .erosion = scalar_erosion,
+    .normals = scalar_normals,
+    .readback = scalar_readback,
+    .close = scalar_close,
+    .device = NULL,
+};

@@ -1,0 +1,89 @@
+/* spec.h: the constants, the lattice and the world description of SPEC.md,
+ * in one place that every backend includes.
+ *
+ * Assumptions: IEEE-754 binary32 floats, 32-bit two's-complement int, and a
+ * compiler that neither contracts a*b+c into an FMA nor reassociates
+ * (every file that includes this is built with -ffp-contract=off and never
+ * with -ffast-math).  The host computes every inexact constant once, in
+ * binary32, so that the CPU backends and the GPU shaders start from the same
+ * bits. */
+#ifndef WG_SPEC_H
+#define WG_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WG_SPEC_VERSION 1
+#define WG_WORLD_UNITS 6.0f  /* the grid spans 6 units on X and Z */
+#define WG_HEIGHT_UNITS 1.0f /* a height of 1 stands 1 unit tall */
+#define WG_LATTICE_R 256     /* the lattice is R*R floats */
+#define WG_BASE 4.0f         /* lattice cells across the world at octave 0 */
+#define WG_RATE 0.1f         /* erosion rate C; <= 1/8 keeps it stable */
+#define WG_MAX_OCTAVES 16
+
+#define WG_SIZE_MIN 2u
+#define WG_SIZE_MAX 65536u
+#define WG_EROSION_MAX 10000u
+
+/* One world: everything that decides its fields. */
+typedef struct wg_world {
+    uint32_t size;    /* N: vertices per side, WG_SIZE_MIN..WG_SIZE_MAX */
+    uint32_t octaves; /* 1..WG_MAX_OCTAVES */
+    uint32_t passes;  /* erosion passes, 0..WG_EROSION_MAX */
+    uint64_t seed;
+} wg_world;
+
+/* The host constants of SPEC.md for one world, binary32 as the SPEC says.
+ * Backends read these; none recomputes them. */
+typedef struct wg_consts {
+    uint32_t n;
+    uint32_t octaves;
+    float inv_n;    /* 1.0f / N */
+    float base;     /* BASE */
+    float inv_norm; /* 1.0f / (sum of octave amplitudes) */
+    float talus;    /* T = 4.0f / N */
+    float rate;     /* C */
+    float k1;       /* HEIGHT / S, for the clamped edge rows and columns */
+    float k2;       /* HEIGHT / (2 * S), for interior cells */
+    float freq[WG_MAX_OCTAVES]; /* 2^o, exact */
+    float amp[WG_MAX_OCTAVES];  /* 2^-o, exact */
+    float offs[WG_MAX_OCTAVES]; /* (float)(o * 17) */
+    float cos[WG_MAX_OCTAVES];  /* the octave turn table of SPEC.md */
+    float sin[WG_MAX_OCTAVES];
+} wg_consts;
+
+/* A rectangle of a world's grid, in world cell coordinates. */
+typedef struct wg_rect {
+    uint32_t x, y, w, h;
+} wg_rect;
+
+/* A field, or the part of one that covers 'r': r.w * r.h floats, row-major,
+ * row stride r.w.  Cell (x, y) of the world is p[(y - r.y) * r.w + (x - r.x)].
+ * Stage functions read and write through views so that a tile of a huge
+ * world can be computed with only its neighbourhood in memory. */
+typedef struct wg_view {
+    float *p;
+    wg_rect r;
+} wg_view;
+
+/* Fill 'c' from 'w'.  This function can't fail ('w' must be valid). */
+void wg_consts_init(wg_consts *c, const wg_world *w);
+
+/* Fill lat[0 .. R*R-1] from 'seed' with splitmix64, as SPEC.md says.
+ * This function can't fail. */
+void wg_lattice_fill(float *lat, uint64_t seed);
+
+/* The whole-world rectangle of an N-sided grid. */
+static inline wg_rect wg_rect_world(uint32_t n)
+{
+    wg_rect r = {0, 0, n, n};
+    return r;
+}
+
+/* Cells of an N-sided world, as size_t (N*N does not fit in 32 bits). */
+static inline size_t wg_cells(uint32_t n)
+{
+    return (size_t)n * (size_t)n;
+}
+
+#endif

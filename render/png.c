@@ -1,0 +1,74 @@
+/* png.c: PNG encoding through libpng (8-bit RGB renders, 16-bit grey height
+ * maps), errors turned into messages rather than longjmp-ing out of the
+ * caller. */
+#include <png.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "png.h"
+
+static void png_on_error(png_structp p, png_const_charp msg)
+{
+    char *err = png_get_error_ptr(p);
+    snprintf(err, WG_ERR_LEN, "PNG: %s", msg);
+    png_longjmp(p, 1);
+}
+
+static void png_on_warning(png_structp p, png_const_charp msg)
+{
+    (void)p;
+    (void)msg; /* libpng warnings are about odd input we never produce */
+}
+
+int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,
+                 const void *pixels, size_t stride, const wg_png_text *text,
+                 int ntext, char *err)
+{
+    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, err,
+                                            png_on_error, png_on_warning);
+    if (!p)
+        return wg_fail(err, "PNG: out of memory");
+    png_infop info = png_create_info_struct(p);
+    png_textp chunks = NULL;
+    if (!info) {
+        png_destroy_write_struct(&p, NULL);
+        return wg_fail(err, "PNG: out of memory");
+    }
+    if (setjmp(png_jmpbuf(p))) {
+        png_destroy_write_struct(&p, &info);
+        free(chunks);
+        return -1; /* png_on_error wrote the reason */
+    }
+    png_init_io(p, fp);
+    /* Level 6 with the default filters: measured at 800x600 it is 9 ms and
+     * 40% smaller than level 1's 5 ms; larger levels save under 2%. */
+    png_set_compression_level(p, 6);
+    png_set_IHDR(p, info, w, h, depth,
+                 channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    if (ntext > 0) {
+        chunks = calloc((size_t)ntext, sizeof *chunks);
+        if (!chunks)
+            png_error(p, "out of memory");
+        for (int i = 0; i < ntext; i++) {
+            chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+            chunks[i].key = (png_charp)text[i].key;
+            chunks[i].text = (png_charp)text[i].text;
+        }
+        png_set_text(p, info, chunks, ntext);
+    }
+    png_write_info(p, info);
+    if (depth == 16) {
+        uint16_t probe = 1;
+        if (*(uint8_t *)&probe == 1)
+            png_set_swap(p); /* PNG stores 16-bit samples big-endian */
+    }
+    for (uint32_t y = 0; y < h; y++)
+        png_write_row(p, (png_const_bytep)pixels + (size_t)y * stride);
+    png_write_end(p, info);
+    png_destroy_write_struct(&p, &info);
+    free(chunks);
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* stats.c: height histogram and percentiles in one pass over the field.
+ *
+ * Percentiles come from a 65536-bin histogram of the 16-bit quantised
+ * heights rather than a sort: O(n) and 256 KiB whatever the world's size,
+ * and exact at the resolution the 16-bit height maps store anyway. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "heightmap.h"
+#include "stats.h"
+
+int wg_height_stats_measure(const float *h, size_t n, wg_height_stats *s)
+{
+    uint32_t *bin = calloc(65536, sizeof *bin);
+    if (!bin)
+        return -1;
+    size_t tenth[10] = {0};
+    float lo = h[0], hi = h[0];
+    for (size_t i = 0; i < n; i++) {
+        float v = h[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        bin[wg_height_to_u16(v)]++;
+        int t = (int)(v * 10.0f);
+        tenth[t < 0 ? 0 : t > 9 ? 9 : t]++;
+    }
+    s->min = lo;
+    s->max = hi;
+    for (int i = 0; i < 10; i++)
+        s->percent[i] = 100.0 * (double)tenth[i] / (double)n;
+
+    const double pct[3] = {0.15, 0.50, 0.85};
+    float *out[3] = {&s->p15, &s->p50, &s->p85};
+    size_t acc = 0;
+    int j = 0;
+    for (uint32_t q = 0; q < 65536 && j < 3; q++) {
+        acc += bin[q];
+        while (j < 3 && (double)acc >= pct[j] * (double)n)
+            *out[j++] = (float)q / 65535.0f;
+    }
+    free(bin);
+    return 0;
+}

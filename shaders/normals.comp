@@ -1,0 +1,60 @@
+// normals.comp: SPEC.md stage 3, normals by central differences (a gather:
+// each invocation reads four neighbours and writes only its own cell), into
+// three separate buffers so each comes back to the host in one copy.
+//
+// '/' and sqrt() are not correctly rounded on every GPU, so these may differ
+// from the CPU backends by a few units in the last place (SPEC.md allows
+// 1e-6); 'precise' still keeps the products and sums unfused.
+#version 450
+
+layout(local_size_x_id = 0, local_size_y_id = 1) in;
+
+// The same block as in terrain.comp, up to k2 (std140 offsets 0..35).
+layout(std140, set = 0, binding = 0) uniform params {
+    uint n;
+    uint octaves;
+    float inv_n;
+    float base;
+    float inv_norm;
+    float talus;
+    float rate;
+    float k1;
+    float k2;
+} p;
+
+layout(std430, set = 0, binding = 2) readonly buffer height_buf {
+    float h[];
+};
+layout(std430, set = 0, binding = 4) writeonly buffer nx_buf {
+    float nx[];
+};
+layout(std430, set = 0, binding = 5) writeonly buffer ny_buf {
+    float ny[];
+};
+layout(std430, set = 0, binding = 6) writeonly buffer nz_buf {
+    float nz[];
+};
+
+void main()
+{
+    uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
+    uint n = p.n;
+    if (x >= n || y >= n)
+        return; // the grid need not divide by the workgroup size
+
+    uint last = n - 1u;
+    uint xm = x > 0u ? x - 1u : 0u, xp = x < last ? x + 1u : last;
+    uint ym = y > 0u ? y - 1u : 0u, yp = y < last ? y + 1u : last;
+    // The clamped border spans one cell, not two (k1, not k2).
+    float kx = (xp - xm == 2u) ? p.k2 : p.k1;
+    float ky = (yp - ym == 2u) ? p.k2 : p.k1;
+
+    precise float dx = (h[y * n + xp] - h[y * n + xm]) * kx;
+    precise float dz = (h[yp * n + x] - h[ym * n + x]) * ky;
+    precise float l = sqrt((dx * dx + 1.0) + dz * dz);
+    precise float ox = -dx / l, oy = 1.0 / l, oz = -dz / l;
+    uint i = y * n + x;
+    nx[i] = ox;
+    ny[i] = oy;
+    nz[i] = oz;
+}

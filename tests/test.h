@@ -1,0 +1,46 @@
+/* test.h: the test runner's small vocabulary.
+ *
+ * A test is 'WG_TEST(name) { ... }' at the start of a line in any tests/*.c
+ * file; the Makefile collects the names into build/tests/list.inc and
+ * tests/run.c runs them in file order.  A check that fails records why and
+ * the test goes on, so one run shows every failure. */
+#ifndef WG_TEST_H
+#define WG_TEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WG_TEST(name) void wg_test_##name(void)
+
+/* Record a failure of the running test unless 'cond' holds. */
+#define CHECK(cond, ...) \
+    wg_check((cond) != 0, __FILE__, __LINE__, #cond, "" __VA_ARGS__)
+void wg_check(int ok, const char *file, int line, const char *expr,
+              const char *fmt, ...);
+
+/* Mark the running test skipped, with the reason (a missing device). */
+void wg_skip(const char *fmt, ...);
+
+/* The result of running ./worldgen once. */
+typedef struct wg_cli {
+    int status;  /* exit status, or 128 + signal */
+    char *out;   /* standard output, NUL-terminated (may hold binary) */
+    size_t out_len;
+    char *err;   /* standard error, NUL-terminated */
+} wg_cli;
+
+/* Run ./worldgen with the given arguments (NULL-terminated; no shell), with
+ * stdin from /dev/null, capturing both outputs.  Free with wg_cli_free(). */
+wg_cli wg_cli_run(const char *const *argv);
+/* The same through /bin/sh -c, for pipes and redirections. */
+wg_cli wg_cli_sh(const char *script);
+void wg_cli_free(wg_cli *c);
+
+/* Read a whole file; NULL if it cannot be read.  Caller frees. */
+void *wg_read_file(const char *path, size_t *len);
+
+/* A fresh empty folder for the running test's files (under $TMPDIR),
+ * removed when the runner exits. */
+const char *wg_tmpdir(void);
+
+#endif
