@@ -1,6 +1,6 @@
 /* test.h: the test runner's small vocabulary.
  *
- * A test is 'WG_TEST(name) { ... }' at the start of a line in any tests/*.c
+ * A test is 'WG_TEST(name) { ... }' at the start of a line in any tests/ C
  * file; the Makefile collects the names into build/tests/list.inc and
  * tests/run.c runs them in file order.  A check that fails records why and
  * the test goes on, so one run shows every failure. */
@@ -42,5 +42,16 @@ void *wg_read_file(const char *path, size_t *len);
 /* A fresh empty folder for the running test's files (under $TMPDIR),
  * removed when the runner exits. */
 const char *wg_tmpdir(void);
+
+/* Fields of a world made by the named backend (scalar is the reference).
+ * Returns 0, or -1 with the reason printed.  Free with wg_fields_free(). */
+struct wg_fields;
+struct wg_world;
+int wg_make_world(const char *backend, const struct wg_world *w, int threads,
+                  struct wg_fields *out);
+
+/* Largest |a[i] - b[i]| over n floats, and whether they are identical to
+ * the bit. */
+double wg_max_diff(const float *a, const float *b, size_t n, int *identical);
 
 #endif

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# bench.sh: the crossover table of the reference chapter, measured here.
+#
+# For each grid size and each backend, runs ./worldgen several times and
+# prints the median of the field stages' time (terrain + erosion + normals +
+# readback, the table's 'total' column; setup such as GPU pipeline creation is
+# reported by worldgen but not counted), first as an aligned table, then as
+# CSV.  A benchmark prints figures; it passes or fails nothing.
+#
+#   scripts/bench.sh                       the default sizes, every backend
+#   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
+#   scripts/bench.sh -b scalar -o 6 -e 12  one backend, chosen octaves/erosion
+#   scripts/bench.sh -t                    also the per-stage medians
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sizes="32 64 96 128 192 512 1024 2048"
+runs=5
+octaves=6
+erosion=12
+backends=""
+stages=0
+while getopts "s:r:b:o:e:t" opt; do
+    case $opt in
+    s) sizes=$OPTARG ;;
+    r) runs=$OPTARG ;;
+    b) backends=$OPTARG ;;
+    o) octaves=$OPTARG ;;
+    e) erosion=$OPTARG ;;
+    t) stages=1 ;;
+    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-t]" >&2
+       exit 2 ;;
+    esac
+done
+[ -x ./worldgen ] || make -s worldgen
+# Every backend this binary has, in its own order, unless -b chose.
+if [ -z "$backends" ]; then
+    backends=$(./worldgen --help | sed -n 's/.*--mesh NAME *backend to run: *\(.*\) (default.*/\1/p' | tr -d ',')
+fi
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# One run's row for backend $1 at size $2: "setup terrain erosion normals readback total".
+row() {
+    ./worldgen --size "$2" --octaves "$octaves" --erosion "$erosion" --mesh "$1" |
+        awk -v b="$1" '$1 == b { for (i = 2; i <= 7; i++) { sub("s$", "", $i); printf "%s ", $i } print "" }'
+}
+
+declare -A med
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $erosion erosion passes, median of $runs runs"
+echo "machine  $cpu, $(nproc) cores"
+for b in $backends; do
+    if ! ./worldgen --size 2 --mesh "$b" -q 2>/tmp/bench.$$; then
+        echo "skip     $b: $(cat /tmp/bench.$$)"
+        backends=$(echo " $backends " | sed "s/ $b / /")
+    fi
+done
+rm -f /tmp/bench.$$
+echo
+printf "| %6s |" grid
+for b in $backends; do printf " %10s |" "$b"; done
+echo
+printf "|%8s|" "--------"
+for b in $backends; do printf "%12s|" "------------"; done
+echo
+for s in $sizes; do
+    printf "| %6s |" "$s"
+    for b in $backends; do
+        rows=$(for ((r = 0; r < runs; r++)); do row "$b" "$s"; done)
+        for k in 1 2 3 4 5 6; do
+            med[$b,$s,$k]=$(echo "$rows" | awk -v k=$k '{ print $k }' | median)
+        done
+        printf " %9.4fs |" "${med[$b,$s,6]}"
+    done
+    echo
+done
+if [ "$stages" = 1 ]; then
+    echo
+    echo "per stage (medians, seconds): setup terrain erosion normals readback total"
+    for s in $sizes; do
+        for b in $backends; do
+            printf "  %6s %-8s %s %s %s %s %s %s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+                "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}"
+        done
+    done
+fi
+echo
+echo "csv:"
+printf "size,backend,setup,terrain,erosion,normals,readback,total\n"
+for s in $sizes; do
+    for b in $backends; do
+        printf "%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+            "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}"
+    done
+done

@@ -1,0 +1,206 @@
+/* test_cli.c: the command line as a user meets it: good runs, every kind of
+ * bad value (named in the message, exit status 2), help, version, and the
+ * manual page covering every option --help lists. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+/* One command line, the exit status it must give and a piece of text its
+ * standard error must hold. */
+typedef struct cli_case {
+    const char *argv[12];
+    int status;
+    const char *err_has;
+} cli_case;
+
+static void cli_check_cases(const cli_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        wg_cli c = wg_cli_run(cases[i].argv);
+        char line[256] = "";
+        for (int a = 0; cases[i].argv[a]; a++)
+            snprintf(line + strlen(line), sizeof line - strlen(line), " %s",
+                     cases[i].argv[a]);
+        CHECK(c.status == cases[i].status, "worldgen%s: status %d, want %d; "
+              "stderr: %s", line, c.status, cases[i].status, c.err);
+        CHECK(strstr(c.err, cases[i].err_has) != NULL,
+              "worldgen%s: stderr lacks \"%s\": %s", line, cases[i].err_has,
+              c.err);
+        if (cases[i].status == 2)
+            CHECK(c.out_len == 0, "worldgen%s: a usage error printed to stdout",
+                  line);
+        wg_cli_free(&c);
+    }
+}
+
+WG_TEST(cli_bad_numbers_are_refused_by_name)
+{
+    static const cli_case cases[] = {
+        {{"--size", "12abc"}, 2, "--size: '12abc' is not a whole number (valid: 2..65536"},
+        {{"--size", ""}, 2, "--size: '' is not a whole number"},
+        {{"--size", "-5"}, 2, "--size: '-5'"},
+        {{"--size", "+5"}, 2, "--size: '+5'"},
+        {{"--size", " 64"}, 2, "--size: ' 64'"},
+        {{"--size", "64 "}, 2, "--size: '64 '"},
+        {{"--size", "1"}, 2, "--size: '1' is out of range (valid: 2..65536)"},
+        {{"--size", "65537"}, 2, "--size: '65537' is out of range"},
+        {{"--size", "99999999999999999999999"}, 2, "is out of range"},
+        {{"--size", "nan"}, 2, "--size: 'nan'"},
+        {{"--size", "inf"}, 2, "--size: 'inf'"},
+        {{"--size", "6.5"}, 2, "--size: '6.5'"},
+        {{"--size", "1e3"}, 2, "--size: '1e3'"},
+        {{"--size", "0x"}, 2, "--size: '0x'"},
+        {{"--seed", "-1"}, 2, "--seed: '-1' is not a whole number (valid: 0..18446744073709551615"},
+        {{"--seed", "18446744073709551616"}, 2, "--seed: '18446744073709551616' is out of range"},
+        {{"--seed", "0x10000000000000000"}, 2, "--seed: '0x10000000000000000' is out of range"},
+        {{"--seed", "0xfg"}, 2, "--seed: '0xfg'"},
+        {{"--seed", ""}, 2, "--seed: ''"},
+        {{"--octaves", "0"}, 2, "--octaves: '0' is out of range (valid: 1..16)"},
+        {{"--octaves", "17"}, 2, "--octaves: '17' is out of range (valid: 1..16)"},
+        {{"--octaves", "six"}, 2, "--octaves: 'six'"},
+        {{"--erosion", "10001"}, 2, "--erosion: '10001' is out of range (valid: 0..10000)"},
+        {{"--erosion", "-1"}, 2, "--erosion: '-1'"},
+        {{"--mesh", "gpu"}, 2, "--mesh: 'gpu' is not a backend (valid: scalar"},
+        {{"--mesh", ""}, 2, "--mesh: ''"},
+        {{"--heightmap-format", "tiff"}, 2, "--heightmap-format: 'tiff' is not a height map format (valid: pfm, png, r16)"},
+        {{"--heightmap", "out.tiff"}, 2, "--heightmap: 'out.tiff' has no known extension"},
+        {{"--heightmap", "-"}, 2, "--heightmap -: give the format with --heightmap-format"},
+        {{"--size"}, 2, "option '--size' needs a value"},
+        {{"--bogus"}, 2, "unknown option '--bogus'"},
+        {{"-x"}, 2, "unknown option '-x'"},
+        {{"stray"}, 2, "unexpected argument 'stray'"},
+    };
+    cli_check_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+WG_TEST(cli_good_runs)
+{
+    static const cli_case cases[] = {
+        {{"--size", "2", "-q"}, 0, ""},
+        {{"--size", "0x40", "--seed", "0xDEADBEEF", "-q"}, 0, ""},
+        {{"--size", "33", "--seed", "18446744073709551615", "--octaves", "16",
+          "--erosion", "0", "-q"}, 0, ""},
+        {{"--size=17", "--octaves=1", "--erosion=3", "--mesh=scalar", "-q"}, 0, ""},
+    };
+    cli_check_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+WG_TEST(cli_table_has_world_line_and_backend_row)
+{
+    const char *argv[] = {"--size", "40", "--seed", "7", "--octaves", "3",
+                          "--erosion", "2", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    CHECK(strstr(c.out, "world   40x40 grid, 3 octaves, 2 erosion passes, seed 7\n"),
+          "%s", c.out);
+    CHECK(strstr(c.out, "backend      setup   terrain   erosion   normals  readback     total  speedup"),
+          "%s", c.out);
+    CHECK(strstr(c.out, "\n  scalar "), "%s", c.out);
+    CHECK(strstr(c.out, "1.0x\n"), "scalar's speedup against itself: %s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_quiet_prints_nothing)
+{
+    const char *argv[] = {"--size", "16", "--quiet", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0 && c.out_len == 0 && c.err[0] == '\0', "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_histogram_percentages_and_bounds)
+{
+    const char *argv[] = {"--size", "128", "--histogram", "-q", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0);
+    const char *p = strstr(c.out, "heights   0:");
+    CHECK(p != NULL, "%s", c.out);
+    int sum = 0;
+    for (int i = 0; p && i < 10; i++) {
+        char key[8];
+        snprintf(key, sizeof key, " %d:", i);
+        const char *k = strstr(p, key);
+        CHECK(k != NULL, "bin %d missing", i);
+        if (k)
+            sum += atoi(k + strlen(key));
+    }
+    CHECK(sum >= 95 && sum <= 105, "bins add up to %d%%", sum);
+    float p15 = 0, p50 = 0, p85 = 0;
+    const char *b = strstr(c.out, "bounds    p15 ");
+    CHECK(b && sscanf(b, "bounds    p15 %f  p50 %f  p85 %f", &p15, &p50, &p85) == 3,
+          "%s", c.out);
+    CHECK(0 < p15 && p15 < p50 && p50 < p85 && p85 < 1, "%g %g %g", p15, p50, p85);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_help_and_version)
+{
+    const char *help[] = {"--help", NULL}, *version[] = {"--version", NULL};
+    wg_cli c = wg_cli_run(help);
+    CHECK(c.status == 0 && strstr(c.out, "Usage: worldgen") && c.err[0] == '\0');
+    wg_cli_free(&c);
+    c = wg_cli_run(version);
+    CHECK(c.status == 0 && strncmp(c.out, "worldgen ", 9) == 0, "%s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_help_to_closed_stdout_fails)
+{
+    wg_cli c = wg_cli_sh("./worldgen --help >/dev/full");
+    CHECK(c.status == 1, "status %d", c.status);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_every_help_option_is_in_the_manual)
+{
+    const char *help[] = {"--help", NULL};
+    wg_cli c = wg_cli_run(help);
+    char *man = wg_read_file("man/worldgen.1", NULL);
+    CHECK(man != NULL, "man/worldgen.1 missing");
+    int found = 0;
+    for (const char *p = c.out; man && (p = strstr(p, "--")) != NULL;) {
+        char opt[64];
+        size_t len = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz-");
+        if (len == 0 || len > 60) {
+            p += 2;
+            continue;
+        }
+        /* groff writes a dash in an option name as \- */
+        char esc[160] = "\\-\\-";
+        for (size_t i = 0; i < len; i++) {
+            size_t e = strlen(esc);
+            if (p[2 + i] == '-')
+                snprintf(esc + e, sizeof esc - e, "\\-");
+            else
+                snprintf(esc + e, sizeof esc - e, "%c", p[2 + i]);
+        }
+        snprintf(opt, sizeof opt, "--%.*s", (int)len, p + 2);
+        CHECK(strstr(man, esc) != NULL, "%s is not in man/worldgen.1", opt);
+        found++;
+        p += 2 + len;
+    }
+    CHECK(found >= 10, "only %d options found in --help", found);
+    free(man);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_too_big_a_world_is_refused_up_front)
+{
+    const char *argv[] = {"--size", "65536", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 1, "status %d", c.status);
+    CHECK(strstr(c.err, "--size 65536 needs ") && strstr(c.err, "GiB"), "%s", c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_out_of_memory_is_reported_not_crashed)
+{
+    /* Under a 200 MB address-space limit a 4096 world (needs ~400 MB)
+     * must fail with a message and status 1, never a crash. */
+    wg_cli c = wg_cli_sh("ulimit -v 200000; ./worldgen --size 4096 -q");
+    CHECK(c.status == 1, "status %d: %s", c.status, c.err);
+    CHECK(strstr(c.err, "out of memory") || strstr(c.err, "needs "), "%s", c.err);
+    wg_cli_free(&c);
+}
