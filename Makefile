@@ -61,6 +61,8 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang
 
 .PHONY: all deps run test clean bench
+# Keep generated files (the embedded shaders) that make would delete as intermediates.
+.SECONDARY:
 all: worldgen
 
 worldgen: build/worldgen.o $(LIB_OBJ)
