@@ -27,6 +27,12 @@ endif
 # erosion at 512 goes from 57 ms to 10 ms on the 2-core CI machine.
 FIELD_CFLAGS := -O3 -ffp-contract=off -fno-math-errno -fno-trapping-math
 
+# OpenMP: the openmp backend (and nothing else) is built with it; linking
+# with it brings in libgomp.  OPENMP= (empty) builds without: the backend then
+# says it is not available.
+OPENMP  ?= -fopenmp
+LDFLAGS += $(OPENMP)
+
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -55,10 +61,10 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 
 # Debian 12 packages: build tools, the libraries, the Vulkan loader, Mesa's
 # lavapipe (Vulkan on the CPU), the validation layer and glslc, SDL2, Xvfb for
-# the window test, ImageMagick and valgrind for checks.
+# the window test, ImageMagick and valgrind for checks, jq for the JSON test.
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
-        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang
+        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq
 
 .PHONY: all deps run test clean bench
 # Keep generated files (the embedded shaders) that make would delete as intermediates.
@@ -75,6 +81,10 @@ build/%.o: %.c Makefile | $(SPV_INC)
 build/backends/%.o: backends/%.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) -c -o $@ $<
+
+build/backends/openmp.o: backends/openmp.c Makefile | $(SPV_INC)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(FIELD_CFLAGS) $(OPENMP) -c -o $@ $<
 
 # Shaders: GLSL compiled to SPIR-V, as a C initializer list that vulkan.c
 # includes, so the binary runs from any directory.

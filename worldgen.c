@@ -24,7 +24,7 @@
 #define WG_VERSION "dev"
 #endif
 
-enum { EXIT_USAGE = 2 };
+enum { EXIT_USAGE = 2, EXIT_DISAGREE = 3 };
 
 /* Everything the command line decides, with the defaults. */
 typedef struct settings {
@@ -32,6 +32,9 @@ typedef struct settings {
     const char *mesh;
     const char *heightmap;
     wg_hm_format heightmap_format; /* from --heightmap-format, or NONE */
+    const char *json;              /* --json FILE, "-" for stdout */
+    int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
+    int check;                     /* exit 3 when a backend disagrees */
     int histogram;
     int quiet;
 } settings;
@@ -50,6 +53,9 @@ enum {
     OPT_HISTOGRAM,
     OPT_HEIGHTMAP,
     OPT_HEIGHTMAP_FORMAT,
+    OPT_THREADS,
+    OPT_CHECK,
+    OPT_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -58,6 +64,9 @@ static const struct option long_opts[] = {
     {"octaves", required_argument, NULL, OPT_OCTAVES},
     {"erosion", required_argument, NULL, OPT_EROSION},
     {"mesh", required_argument, NULL, OPT_MESH},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"check", no_argument, NULL, OPT_CHECK},
+    {"json", required_argument, NULL, OPT_JSON},
     {"histogram", no_argument, NULL, OPT_HISTOGRAM},
     {"heightmap", required_argument, NULL, OPT_HEIGHTMAP},
     {"heightmap-format", required_argument, NULL, OPT_HEIGHTMAP_FORMAT},
@@ -84,9 +93,17 @@ static void usage(FILE *fp)
 "      --mesh NAME          backend to run:");
     for (size_t i = 0; wg_backends[i]; i++)
         fprintf(fp, "%s %s", i ? "," : "", wg_backends[i]->name);
-    fprintf(fp, " (default scalar)\n"
+    fprintf(fp, ",\n"
+"                           all (each in turn, compared with scalar) or auto\n"
+"                           (the fastest here) (default scalar)\n"
+"      --threads N          CPU threads for openmp, 1..1024 (default: all\n"
+"                           cores, or OMP_NUM_THREADS)\n"
+"      --check              exit with status 3 when a backend disagrees with\n"
+"                           scalar beyond SPEC.md's tolerances (runs scalar\n"
+"                           too when --mesh leaves it out)\n"
 "\n"
 "Output:\n"
+"      --json FILE          the timings and agreement as JSON ('-': stdout)\n"
 "      --histogram          print the height distribution and material bounds\n"
 "      --heightmap FILE     write the heights: FILE.pfm (binary32), FILE.png\n"
 "                           (16-bit grey) or FILE.r16 (raw uint16 LE); '-' is\n"
@@ -97,7 +114,8 @@ static void usage(FILE *fp)
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
-"Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
+"Exit status: 0 success, 1 runtime failure, 2 usage error, 3 backends\n"
+"disagree (--check).\n"
 "See worldgen(1) for the formats and examples.\n");
 }
 
@@ -189,13 +207,26 @@ static int parse_args(int argc, char **argv, settings *s)
                            &s->world.passes);
             break;
         case OPT_MESH:
-            if (!wg_backend_find(optarg)) {
+            if (!wg_backend_find(optarg) && strcmp(optarg, "all") != 0 &&
+                strcmp(optarg, "auto") != 0) {
                 char names[256];
                 mesh_names(names, sizeof names);
-                return usage_error("--mesh: '%s' is not a backend (valid: %s)",
-                                   optarg, names);
+                return usage_error("--mesh: '%s' is not a backend (valid: %s, "
+                                   "all, auto)", optarg, names);
             }
             s->mesh = optarg;
+            break;
+        case OPT_THREADS: {
+            uint32_t t;
+            rc = parse_u32("threads", optarg, 1, 1024, &t);
+            s->threads = (int)t;
+            break;
+        }
+        case OPT_CHECK:
+            s->check = 1;
+            break;
+        case OPT_JSON:
+            s->json = optarg;
             break;
         case OPT_HISTOGRAM:
             s->histogram = 1;
@@ -229,6 +260,10 @@ static int parse_args(int argc, char **argv, settings *s)
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
 
+    if (s->json && s->heightmap && strcmp(s->json, "-") == 0 &&
+        strcmp(s->heightmap, "-") == 0)
+        return usage_error("--json - and --heightmap - both want standard "
+                           "output; send one to a file");
     if (s->heightmap && s->heightmap_format == WG_HM_NONE) {
         if (strcmp(s->heightmap, "-") == 0)
             return usage_error("--heightmap -: give the format with "
@@ -263,9 +298,10 @@ static double available_bytes(void)
  * Returns 0, or 1 after saying how much it needs. */
 static int check_memory(const settings *s, int backends)
 {
-    /* A backend holds 6 fields (two heights for ping-pong, three normals,
-     * plus one being handed back); each finished run keeps 4. */
-    double fields = 6.0 + 4.0 * (backends - 1);
+    /* A running backend holds 6 fields (two heights for ping-pong, three
+     * normals, and one more on a GPU's staging side); each finished run
+     * that is kept for comparison holds 4. */
+    double fields = 6.0 + 4.0 * (backends > 1 ? 1 : 0);
     double need = (double)wg_cells(s->world.size) * sizeof(float) * fields;
     double have = available_bytes();
     if (need <= have)
@@ -317,21 +353,104 @@ static int write_heightmap(const settings *s, const wg_fields *f)
     return 0;
 }
 
+/* Which backends this run uses, in the order they run.  Returns their
+ * number; -1 after a message when the one asked for is not available. */
+static int choose_backends(const settings *s, const wg_job *job,
+                           const wg_backend **run, wg_skipped *sk, int *nsk)
+{
+    int n = 0;
+    char err[WG_ERR_LEN];
+    *nsk = 0;
+    if (strcmp(s->mesh, "all") == 0) {
+        for (size_t i = 0; wg_backends[i]; i++) {
+            if (wg_backends[i]->probe(job, err) == 0)
+                run[n++] = wg_backends[i];
+            else {
+                sk[*nsk].backend = wg_backends[i];
+                snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
+            }
+        }
+        return n;
+    }
+    const wg_backend *b = wg_backend_find(s->mesh);
+    if (!b) { /* auto: the fastest available, running nothing to find it */
+        for (size_t i = 0; wg_backends[i]; i++)
+            if (wg_backends[i]->probe(job, err) != 0) {
+                sk[*nsk].backend = wg_backends[i];
+                snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
+            }
+        b = wg_backend_fastest(job, NULL);
+    } else if (b->probe(job, err) != 0) {
+        fprintf(stderr, "worldgen: --mesh %s: not available here: %s\n",
+                b->name, err);
+        return -1;
+    }
+    /* --check compares with scalar, so scalar runs first when not chosen. */
+    if (s->check && b != &wg_backend_scalar)
+        run[n++] = &wg_backend_scalar;
+    run[n++] = b;
+    return n;
+}
+
+/* Test hook: WORLDGEN_FAULT=NAME flips the lowest bit of one height that
+ * backend NAME read back, so the tests can prove that --check fails when a
+ * backend disagrees (no real backend can be made to disagree on demand). */
+static void inject_fault(const wg_result *r)
+{
+    const char *fault = getenv("WORLDGEN_FAULT");
+    if (fault && strcmp(fault, r->backend->name) == 0) {
+        uint32_t bits;
+        float *h = &r->fields.height[wg_cells(r->fields.n) / 2];
+        memcpy(&bits, h, sizeof bits);
+        bits ^= 1;
+        memcpy(h, &bits, sizeof bits);
+    }
+}
+
+static int write_json(const settings *s, const wg_result *r, int n,
+                      const wg_result *ref, const wg_skipped *sk, int nsk)
+{
+    char err[WG_ERR_LEN];
+    wg_outfile o;
+    if (wg_outfile_open(&o, s->json, err) != 0) {
+        fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
+        return 1;
+    }
+    wg_report_json(o.fp, &s->world, r, n, ref, sk, nsk, s->check);
+    if (wg_outfile_commit(&o, err) != 0) {
+        wg_outfile_abort(&o);
+        fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
+        return 1;
+    }
+    return 0;
+}
+
 /* Make the world, report, write.  Returns the exit status. */
 static int run(const settings *s)
 {
-    const wg_backend *b = wg_backend_find(s->mesh);
-    int status = 1;
+    const wg_backend *chosen[8];
+    wg_skipped skipped[8];
+    wg_result res[8];
+    int n = 0, nsk = 0, status = 1;
     char err[WG_ERR_LEN];
     float *lattice = NULL;
-    wg_result res = {.backend = b};
-    FILE *tables = s->heightmap && strcmp(s->heightmap, "-") == 0 ? stderr
-                                                                   : stdout;
-    if (check_memory(s, 1) != 0)
-        return 1;
+    const wg_result *ref = NULL;
+    int to_stdout = (s->heightmap && strcmp(s->heightmap, "-") == 0) ||
+                    (s->json && strcmp(s->json, "-") == 0);
+    FILE *tables = to_stdout ? stderr : stdout;
+    memset(res, 0, sizeof res);
 
-    wg_job job = {.world = s->world};
+    wg_job job = {.world = s->world, .threads = s->threads};
     wg_consts_init(&job.consts, &job.world);
+    n = choose_backends(s, &job, chosen, skipped, &nsk);
+    if (n <= 0) {
+        if (n == 0)
+            fprintf(stderr, "worldgen: --mesh %s: no backend is available "
+                    "here\n", s->mesh);
+        return 1;
+    }
+    if (check_memory(s, n) != 0)
+        return 1;
     lattice = malloc((size_t)WG_LATTICE_R * WG_LATTICE_R * sizeof *lattice);
     if (!lattice) {
         fprintf(stderr, "worldgen: out of memory for the lattice\n");
@@ -340,23 +459,36 @@ static int run(const settings *s)
     wg_lattice_fill(lattice, s->world.seed);
     job.lattice = lattice;
 
-    if (b->probe(&job, err) != 0) {
-        fprintf(stderr, "worldgen: --mesh %s: not available here: %s\n",
-                b->name, err);
-        goto out;
+    for (int i = 0; i < n; i++) {
+        wg_result *r = &res[i];
+        r->backend = chosen[i];
+        if (wg_backend_run(r->backend, &job, &r->fields, &r->t, r->device,
+                           sizeof r->device, err) != 0) {
+            fprintf(stderr, "worldgen: --mesh %s: %s\n", r->backend->name, err);
+            goto out;
+        }
+        inject_fault(r);
+        if (r->backend == &wg_backend_scalar) {
+            ref = r;
+        } else if (ref) {
+            /* Compare now and keep only the reference's fields, so --mesh
+             * all holds two worlds at a time, not one per backend. */
+            r->compared = 1;
+            r->agree = wg_agree(&ref->fields, &r->fields, r->backend);
+            wg_fields_free(&r->fields);
+        }
     }
-    if (wg_backend_run(b, &job, &res.fields, &res.t, res.device,
-                       sizeof res.device, err) != 0) {
-        fprintf(stderr, "worldgen: --mesh %s: %s\n", b->name, err);
-        goto out;
+    if (!s->quiet) {
+        wg_report_skipped(tables, skipped, nsk);
+        wg_report_table(tables, &s->world, res, n, ref);
+        wg_report_agreement(tables, res, n);
     }
-    if (!s->quiet)
-        wg_report_table(tables, &s->world, &res, 1,
-                        strcmp(b->name, "scalar") == 0 ? &res : NULL);
+    /* The outputs come from the reference when it ran (every other backend
+     * agrees with it or the run says so), else from the one backend. */
+    const wg_fields *f = ref ? &ref->fields : &res[n - 1].fields;
     if (s->histogram) {
         wg_height_stats st;
-        if (wg_height_stats_measure(res.fields.height, wg_cells(s->world.size),
-                                    &st) != 0) {
+        if (wg_height_stats_measure(f->height, wg_cells(s->world.size), &st) != 0) {
             fprintf(stderr, "worldgen: out of memory for the histogram\n");
             goto out;
         }
@@ -364,11 +496,22 @@ static int run(const settings *s)
             fputc('\n', tables);
         wg_report_histogram(tables, &st);
     }
-    if (s->heightmap && write_heightmap(s, &res.fields) != 0)
+    if (s->json && write_json(s, res, n, ref, skipped, nsk) != 0)
+        goto out;
+    if (s->heightmap && write_heightmap(s, f) != 0)
         goto out;
     status = 0;
+    for (int i = 0; s->check && i < n; i++)
+        if (res[i].compared && !res[i].agree.ok) {
+            fprintf(stderr, "worldgen: --check: %s disagrees with scalar: "
+                    "max dh = %.2e, max dn = %.2e (allowed: dh 0, dn %.0e)\n",
+                    res[i].backend->name, res[i].agree.max_dh,
+                    res[i].agree.max_dn, res[i].backend->normal_tolerance);
+            status = EXIT_DISAGREE;
+        }
 out:
-    wg_fields_free(&res.fields);
+    for (int i = 0; i < n; i++)
+        wg_fields_free(&res[i].fields);
     free(lattice);
     return status;
 }

@@ -72,10 +72,23 @@ typedef struct wg_backend {
     /* The device this backend runs on, for the table's header ("lavapipe
      * (Vulkan 1.3)"), or NULL for CPU backends.  Valid until close(). */
     const char *(*device)(void *ctx);
+
+    /* How fast this backend expects to run the job, for --mesh auto: higher
+     * is faster, compared between backends only.  Called only after probe()
+     * succeeded. */
+    int (*rank)(const wg_job *job);
+
+    /* SPEC.md's Agreement: the largest |difference| of a normal component
+     * from scalar's that is still agreement (0: identical to the bit, as
+     * every CPU backend must be; 1e-6 on a GPU, whose / and sqrt are not
+     * correctly rounded).  Heights must always be identical. */
+    double normal_tolerance;
 } wg_backend;
 
 /* The backends, each defined in its own file. */
 extern const wg_backend wg_backend_scalar;
+extern const wg_backend wg_backend_openmp;
+extern const wg_backend wg_backend_vulkan;
 
 /* All the backends built into this binary, in the order --mesh all runs
  * them (scalar first: it is the reference the others are compared to),
@@ -84,6 +97,14 @@ extern const wg_backend *const wg_backends[];
 
 /* The backend called 'name', or NULL. */
 const wg_backend *wg_backend_find(const char *name);
+
+/* The available backend that expects to run 'job' fastest (the highest
+ * rank), or NULL when none is available; it runs nothing.  Each backend that
+ * is not available here has its reason reported through 'skipped' (which
+ * may be NULL). */
+const wg_backend *wg_backend_fastest(const wg_job *job,
+                                     void (*skipped)(const wg_backend *b,
+                                                     const char *why));
 
 /* Run every stage of 'b' on 'job' and read the fields back into 'out'.
  * Returns 0, or -1 with the reason in err; on failure 'out' holds nothing

@@ -12,6 +12,7 @@
 
 const wg_backend *const wg_backends[] = {
     &wg_backend_scalar,
+    &wg_backend_openmp,
     NULL,
 };
 
@@ -21,6 +22,29 @@ const wg_backend *wg_backend_find(const char *name)
         if (strcmp(wg_backends[i]->name, name) == 0)
             return wg_backends[i];
     return NULL;
+}
+
+const wg_backend *wg_backend_fastest(const wg_job *job,
+                                     void (*skipped)(const wg_backend *b,
+                                                     const char *why))
+{
+    const wg_backend *best = NULL;
+    int best_rank = 0;
+    char err[WG_ERR_LEN];
+    for (size_t i = 0; wg_backends[i]; i++) {
+        const wg_backend *b = wg_backends[i];
+        if (b->probe(job, err) != 0) {
+            if (skipped)
+                skipped(b, err);
+            continue;
+        }
+        int rank = b->rank ? b->rank(job) : 1;
+        if (!best || rank > best_rank) {
+            best = b;
+            best_rank = rank;
+        }
+    }
+    return best;
 }
 
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,

@@ -190,6 +190,12 @@ static int scalar_probe(const wg_job *job, char *err)
     return 0; /* plain C runs anywhere */
 }
 
+static int scalar_rank(const wg_job *job)
+{
+    (void)job;
+    return 1; /* one core: every other backend should beat it */
+}
+
 static void scalar_close(void *ctx)
 {
     scalar_ctx *s = ctx;
@@ -298,4 +304,6 @@ const wg_backend wg_backend_scalar = {
     .readback = scalar_readback,
     .close = scalar_close,
     .device = NULL,
+    .rank = scalar_rank,
+    .normal_tolerance = 0.0,
 };

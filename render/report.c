@@ -1,5 +1,6 @@
 /* report.c: the timing table and the histogram, as plain aligned text. */
 #include <inttypes.h>
+#include <math.h>
 
 #include "report.h"
 
@@ -32,6 +33,119 @@ void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
         else
             fprintf(fp, " %8s\n", "-");
     }
+}
+
+void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n)
+{
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "skip    %s: %s\n", sk[i].backend->name, sk[i].why);
+}
+
+void wg_report_agreement(FILE *fp, const wg_result *r, int n)
+{
+    int any = 0;
+    for (int i = 0; i < n; i++) {
+        if (!r[i].compared)
+            continue;
+        const wg_agreement *a = &r[i].agree;
+        fprintf(fp, "%s  agree   %-6s vs scalar   max dh = %.2e   max dn = %.2e   ",
+                any++ ? "" : "\n", r[i].backend->name, a->max_dh, a->max_dn);
+        if (a->identical)
+            fprintf(fp, "identical\n");
+        else if (a->ok)
+            fprintf(fp, "heights identical, normals within %.0e\n",
+                    r[i].backend->normal_tolerance);
+        else
+            fprintf(fp, "DISAGREES\n");
+    }
+}
+
+/* A JSON number; JSON has no infinity, so a non-finite value is null. */
+static void report_json_num(FILE *fp, double v)
+{
+    if (isfinite(v))
+        fprintf(fp, "%.9g", v);
+    else
+        fputs("null", fp);
+}
+
+/* A JSON string: our strings are ASCII names and messages, but escape
+ * whatever a driver might put in a device name. */
+static void report_json_str(FILE *fp, const char *str)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(fp, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
+    }
+    fputc('"', fp);
+}
+
+void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
+                    const wg_result *reference, const wg_skipped *sk,
+                    int nskipped, int checked)
+{
+    fprintf(fp, "{\n  \"worldgen\": \"%s\",\n", WG_VERSION);
+    fprintf(fp, "  \"world\": {\"size\": %" PRIu32 ", \"octaves\": %" PRIu32
+                ", \"passes\": %" PRIu32 ", \"seed\": %" PRIu64
+                ", \"seed_hex\": \"0x%" PRIx64 "\"},\n",
+            w->size, w->octaves, w->passes, w->seed, w->seed);
+    fputs("  \"backends\": [", fp);
+    double ref = reference ? wg_times_total(&reference->t) : 0.0;
+    for (int i = 0; i < n; i++) {
+        const wg_times *t = &r[i].t;
+        double total = wg_times_total(t);
+        fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
+        report_json_str(fp, r[i].backend->name);
+        fputs(", \"device\": ", fp);
+        if (r[i].device[0])
+            report_json_str(fp, r[i].device);
+        else
+            fputs("null", fp);
+        const char *keys[] = {"setup", "terrain", "erosion", "normals",
+                              "readback", "total"};
+        const double vals[] = {t->setup, t->terrain, t->erosion, t->normals,
+                               t->readback, total};
+        for (int k = 0; k < 6; k++) {
+            fprintf(fp, ", \"%s\": ", keys[k]);
+            report_json_num(fp, vals[k]);
+        }
+        fputs(", \"speedup\": ", fp);
+        report_json_num(fp, reference && total > 0.0 ? ref / total : NAN);
+        fputc('}', fp);
+    }
+    fputs("\n  ],\n  \"skipped\": [", fp);
+    for (int i = 0; i < nskipped; i++) {
+        fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
+        report_json_str(fp, sk[i].backend->name);
+        fputs(", \"reason\": ", fp);
+        report_json_str(fp, sk[i].why);
+        fputc('}', fp);
+    }
+    fputs(nskipped ? "\n  ],\n" : "],\n", fp);
+    fputs("  \"agree\": [", fp);
+    int any = 0, all_ok = 1;
+    for (int i = 0; i < n; i++) {
+        if (!r[i].compared)
+            continue;
+        const wg_agreement *a = &r[i].agree;
+        all_ok &= a->ok;
+        fprintf(fp, "%s\n    {\"backend\": ", any++ ? "," : "");
+        report_json_str(fp, r[i].backend->name);
+        fputs(", \"reference\": \"scalar\", \"max_dh\": ", fp);
+        report_json_num(fp, a->max_dh);
+        fputs(", \"max_dn\": ", fp);
+        report_json_num(fp, a->max_dn);
+        fprintf(fp, ", \"identical\": %s, \"ok\": %s}",
+                a->identical ? "true" : "false", a->ok ? "true" : "false");
+    }
+    fputs(any ? "\n  ],\n" : "],\n", fp);
+    fprintf(fp, "  \"check\": %s\n}\n",
+            !checked ? "null" : all_ok ? "\"pass\"" : "\"fail\"");
 }
 
 void wg_report_histogram(FILE *fp, const wg_height_stats *s)

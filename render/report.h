@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "backends/agree.h"
 #include "backends/backend.h"
 #include "stats.h"
 
@@ -14,7 +15,15 @@ typedef struct wg_result {
     char device[256]; /* "" for CPU backends */
     wg_times t;
     wg_fields fields;
+    int compared;        /* 'agree' holds this result against scalar's */
+    wg_agreement agree;
 } wg_result;
+
+/* A backend --mesh all or auto could not run here, and why. */
+typedef struct wg_skipped {
+    const wg_backend *backend;
+    char why[WG_ERR_LEN];
+} wg_skipped;
 
 /* Seconds of the stages and the readback; setup is shown but not added. */
 double wg_times_total(const wg_times *t);
@@ -24,6 +33,18 @@ double wg_times_total(const wg_times *t);
  * speedup against 'reference' (the scalar result, or NULL: then '-'). */
 void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
                      const wg_result *reference);
+
+/* One 'skip' line per backend that is not available here. */
+void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n);
+
+/* One 'agree' line per compared result: max |dh|, max |dn| over the three
+ * normal components, and identical / within tolerance / DISAGREES. */
+void wg_report_agreement(FILE *fp, const wg_result *r, int n);
+
+/* The same timings and agreement as one JSON object. */
+void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
+                    const wg_result *reference, const wg_skipped *sk,
+                    int nskipped, int checked);
 
 /* The ten-bin height distribution and the material boundaries. */
 void wg_report_histogram(FILE *fp, const wg_height_stats *s);

@@ -1,0 +1,217 @@
+/* test_openmp.c: the OpenMP backend against the scalar reference, bit for
+ * bit, at every thread count and at sizes that divide by neither the thread
+ * count nor the vector width; and the agreement code that --check uses. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/agree.h"
+#include "backends/backend.h"
+#include "test.h"
+
+static void omp_check_identical(const wg_world *w, int threads)
+{
+    wg_fields a, b;
+    CHECK(wg_make_world("scalar", w, 0, &a) == 0);
+    CHECK(wg_make_world("openmp", w, threads, &b) == 0);
+    if (a.height && b.height) {
+        wg_agreement g = wg_agree(&a, &b, &wg_backend_openmp);
+        CHECK(g.identical && g.ok, "size %u octaves %u passes %u, %d threads: "
+              "max dh %g, max dn %g", w->size, w->octaves, w->passes, threads,
+              g.max_dh, g.max_dn);
+    }
+    wg_fields_free(&a);
+    wg_fields_free(&b);
+}
+
+WG_TEST(openmp_identical_to_scalar_every_thread_count)
+{
+    static const uint32_t sizes[] = {2, 3, 5, 17, 37, 64, 101, 257};
+    static const int threads[] = {1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            wg_world w = {.size = sizes[i], .octaves = 6, .passes = 5,
+                          .seed = 1234 + i};
+            omp_check_identical(&w, threads[t]);
+        }
+}
+
+WG_TEST(openmp_identical_at_extremes)
+{
+    /* erosion parity (0, 1, 2 passes), 1 and 16 octaves, a 0x hex seed */
+    const wg_world worlds[] = {
+        {.size = 129, .octaves = 1, .passes = 0, .seed = 0},
+        {.size = 130, .octaves = 16, .passes = 1, .seed = UINT64_MAX},
+        {.size = 131, .octaves = 6, .passes = 2, .seed = 0xdeadbeef},
+        {.size = 600, .octaves = 6, .passes = 12, .seed = 1234},
+    };
+    for (size_t i = 0; i < sizeof worlds / sizeof worlds[0]; i++) {
+        omp_check_identical(&worlds[i], 2);
+        omp_check_identical(&worlds[i], 5);
+    }
+}
+
+WG_TEST(openmp_matches_vectors)
+{
+    /* The vectors, independently of the scalar backend. */
+    wg_world w = {.size = 37, .octaves = 3, .passes = 5, .seed = 0xdeadbeef};
+    wg_fields f;
+    size_t len = 0;
+    CHECK(wg_make_world("openmp", &w, 3, &f) == 0);
+    float *v = wg_read_file("tests/vectors/s37_o3_e5_seed0xdeadbeef.height.f32", &len);
+    CHECK(v && f.height && len == 37 * 37 * 4 && memcmp(v, f.height, len) == 0);
+    free(v);
+    v = wg_read_file("tests/vectors/s37_o3_e5_seed0xdeadbeef.nz.f32", &len);
+    CHECK(v && f.nz && len == 37 * 37 * 4 && memcmp(v, f.nz, len) == 0);
+    free(v);
+    wg_fields_free(&f);
+}
+
+WG_TEST(agree_detects_a_one_bit_difference)
+{
+    /* The --check gate's own code, fed a deliberately perturbed field. */
+    wg_world w = {.size = 33, .octaves = 4, .passes = 2, .seed = 3};
+    wg_fields a, b;
+    CHECK(wg_make_world("scalar", &w, 0, &a) == 0);
+    CHECK(wg_make_world("scalar", &w, 0, &b) == 0);
+    if (!a.height || !b.height)
+        return;
+    wg_agreement g = wg_agree(&a, &b, &wg_backend_openmp);
+    CHECK(g.identical && g.ok && g.max_dh == 0 && g.max_dn == 0);
+
+    b.height[100] = nextafterf(b.height[100], 2.0f);
+    g = wg_agree(&a, &b, &wg_backend_openmp);
+    CHECK(!g.ok && !g.heights_identical && g.max_dh > 0, "one ulp of height");
+    b.height[100] = a.height[100];
+
+    /* A normal off by 5e-7: fails on a CPU backend (must be identical),
+     * passes with the GPU tolerance of 1e-6, fails beyond it. */
+    wg_backend gpu = wg_backend_openmp;
+    gpu.normal_tolerance = 1e-6;
+    b.ny[7] = a.ny[7] - 5e-7f;
+    g = wg_agree(&a, &b, &wg_backend_openmp);
+    CHECK(!g.ok && g.heights_identical, "CPU normals must be identical");
+    g = wg_agree(&a, &b, &gpu);
+    CHECK(g.ok && !g.identical && fabs(g.max_dn - 5e-7) < 1e-7, "%g", g.max_dn);
+    b.nx[9] = a.nx[9] + 3e-6f;
+    g = wg_agree(&a, &b, &gpu);
+    CHECK(!g.ok, "3e-6 is beyond the GPU tolerance");
+    b.nz[0] = NAN;
+    g = wg_agree(&a, &b, &gpu);
+    CHECK(!g.ok && isinf(g.max_dn), "NaN is infinitely far");
+    wg_fields_free(&a);
+    wg_fields_free(&b);
+}
+
+WG_TEST(cli_mesh_all_table_and_agreement)
+{
+    const char *argv[] = {"--size", "99", "--mesh", "all", "--check", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    const char *sc = strstr(c.out, "\n  scalar "), *om = strstr(c.out, "\n  openmp ");
+    CHECK(sc && om && sc < om, "scalar then openmp: %s", c.out);
+    CHECK(strstr(c.out, "agree   openmp vs scalar   max dh = 0.00e+00   max dn = "
+                        "0.00e+00   identical"), "%s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_check_fails_with_status_3_when_a_backend_disagrees)
+{
+    wg_cli c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh all --check");
+    CHECK(c.status == 3, "status %d", c.status);
+    CHECK(strstr(c.err, "--check: openmp disagrees with scalar: max dh = "), "%s", c.err);
+    CHECK(strstr(c.out, "DISAGREES"), "%s", c.out);
+    wg_cli_free(&c);
+    /* --check with one backend runs scalar as the reference too */
+    c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh openmp --check -q");
+    CHECK(c.status == 3, "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    /* without --check a disagreement is reported but not fatal */
+    c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh all");
+    CHECK(c.status == 0 && strstr(c.out, "DISAGREES"), "status %d", c.status);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_threads_give_identical_files)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "for t in 1 2 3 4 5 6 7 8; do ./worldgen --size 203 --mesh openmp "
+             "--threads $t -q --heightmap %s/t$t.pfm || exit 9; done; "
+             "for t in 2 3 4 5 6 7 8; do cmp -s %s/t1.pfm %s/t$t.pfm || exit $t; done; "
+             "OMP_NUM_THREADS=3 ./worldgen --size 203 --mesh openmp -q --heightmap %s/env.pfm && "
+             "cmp %s/t1.pfm %s/env.pfm",
+             wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "status %d (the thread count whose file differs): %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_threads_bad_values)
+{
+    const char *a[] = {"--threads", "0", NULL}, *b[] = {"--threads", "two", NULL},
+               *d[] = {"--threads", "1025", NULL};
+    const char *const *cases[] = {a, b, d};
+    for (int i = 0; i < 3; i++) {
+        wg_cli c = wg_cli_run(cases[i]);
+        CHECK(c.status == 2 && strstr(c.err, "--threads: '") &&
+              strstr(c.err, "(valid: 1..1024"), "%s", c.err);
+        wg_cli_free(&c);
+    }
+}
+
+WG_TEST(cli_mesh_auto_runs_one_backend)
+{
+    const char *argv[] = {"--size", "300", "--mesh", "auto", "--threads", "2", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "%s", c.err);
+    int rows = 0;
+    for (size_t i = 0; wg_backends[i]; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "\n  %s ", wg_backends[i]->name);
+        rows += strstr(c.out, key) != NULL;
+    }
+    CHECK(rows == 1, "auto ran %d backends: %s", rows, c.out);
+    CHECK(!strstr(c.out, "\n  scalar "), "with 2 threads auto must beat scalar: %s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(cli_json_parses_and_matches_the_table)
+{
+    /* JSON on stdout, the table on stderr, from one run; jq parses it. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "./worldgen --size 77 --mesh all --check --json - > %s/run.json 2> %s/table.txt && "
+             "jq -r '.backends[] | \"\\(.name) \\(.setup) \\(.terrain) \\(.erosion) "
+             "\\(.normals) \\(.readback) \\(.total)\"' %s/run.json && "
+             "jq -e '.world.size == 77 and .world.seed == 1234 and .check == \"pass\" and "
+             "(.agree | length) == (.backends | length) - 1 and all(.agree[]; .identical)' %s/run.json",
+             wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    char path[300];
+    snprintf(path, sizeof path, "%s/table.txt", wg_tmpdir());
+    char *table = wg_read_file(path, NULL);
+    int rows = 0;
+    for (char *line = c.out; table && line && *line; rows++) {
+        char name[32];
+        double j[6], t[6];
+        if (sscanf(line, "%31s %lf %lf %lf %lf %lf %lf", name, &j[0], &j[1], &j[2],
+                   &j[3], &j[4], &j[5]) != 7)
+            break;
+        char key[40];
+        snprintf(key, sizeof key, "\n  %s ", name);
+        const char *row = strstr(table, key);
+        CHECK(row && sscanf(row + strlen(key), " %lfs %lfs %lfs %lfs %lfs %lfs", &t[0],
+                            &t[1], &t[2], &t[3], &t[4], &t[5]) == 6, "%s", name);
+        for (int k = 0; row && k < 6; k++)
+            CHECK(fabs(j[k] - t[k]) <= 0.00005 + 1e-12, "%s column %d: json %g, table %g",
+                  name, k, j[k], t[k]);
+        line = strchr(line, '\n');
+        line = line ? line + 1 : NULL;
+    }
+    CHECK(rows >= 2, "only %d backends in the JSON", rows);
+    free(table);
+    wg_cli_free(&c);
+}
