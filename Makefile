@@ -33,10 +33,19 @@ FIELD_CFLAGS := -O3 -ffp-contract=off -fno-math-errno -fno-trapping-math
 OPENMP  ?= -fopenmp
 LDFLAGS += $(OPENMP)
 
+# SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer.  Sanitized objects
+# live in their own folder; build/flavour records which kind ./worldgen and
+# tests/run were last linked from, so switching relinks them.
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+B       := build/san
+FLAVOUR := san
+else
+B       := build/obj
+FLAVOUR := plain
 endif
+$(shell mkdir -p build; [ "$$(cat build/flavour 2>/dev/null)" = "$(FLAVOUR)" ] || echo $(FLAVOUR) > build/flavour)
 
 PKGS := libpng zlib
 HAVE_VULKAN := $(shell pkg-config --exists vulkan && command -v glslc >/dev/null && echo 1)
@@ -53,9 +62,9 @@ CFLAGS += $(shell pkg-config --cflags $(PKGS))
 LDLIBS += $(shell pkg-config --libs $(PKGS))
 
 LIB_SRC   := $(sort $(wildcard backends/*.c render/*.c))
-LIB_OBJ   := $(LIB_SRC:%.c=build/%.o)
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c))
-TEST_OBJ  := $(TEST_SRC:%.c=build/%.o)
+TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 SHADERS   := $(wildcard shaders/*.comp)
 SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.inc))
 
@@ -71,18 +80,18 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
 .SECONDARY:
 all: worldgen
 
-worldgen: build/worldgen.o $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+worldgen: $(B)/worldgen.o $(LIB_OBJ) build/flavour
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
-build/%.o: %.c Makefile | $(SPV_INC)
+$(B)/%.o: %.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-build/backends/%.o: backends/%.c Makefile | $(SPV_INC)
+$(B)/backends/%.o: backends/%.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) -c -o $@ $<
 
-build/backends/openmp.o: backends/openmp.c Makefile | $(SPV_INC)
+$(B)/backends/openmp.o: backends/openmp.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) $(OPENMP) -c -o $@ $<
 
@@ -97,12 +106,12 @@ build/tests/list.inc: $(TEST_SRC)
 	@mkdir -p $(dir $@)
 	sed -n 's/^WG_TEST(\([a-z0-9_]*\)).*/X(\1)/p' $(TEST_SRC) > $@
 
-build/tests/%.o: tests/%.c build/tests/list.inc Makefile | $(SPV_INC)
+$(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-tests/run: $(TEST_OBJ) $(LIB_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 test: worldgen tests/run
 	./tests/run
@@ -125,4 +134,4 @@ deps:
 clean:
 	rm -rf build worldgen tests/run
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) build/worldgen.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(B)/worldgen.d
