@@ -75,7 +75,7 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq
 
-.PHONY: all deps run test clean bench
+.PHONY: all deps run test clean bench fuzz
 # Keep generated files (the embedded shaders) that make would delete as intermediates.
 .SECONDARY:
 all: worldgen
@@ -121,6 +121,20 @@ run: worldgen
 
 bench: worldgen
 	scripts/bench.sh
+
+# The option parser under libFuzzer (clang), with ASan and UBSan, for
+# FUZZ_SECONDS on the corpus in tests/fuzz/corpus (which it extends).
+FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS := -g -O1 -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
+               -I. -Ibuild -Wno-pass-failed -fsanitize=fuzzer,address,undefined $(filter -DWG_HAVE_%,$(CFLAGS))
+build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c worldgen.c $(LIB_SRC) $(SPV_INC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -ffp-contract=off -fopenmp -o $@ tests/fuzz/fuzz_options.c \
+	    $(LIB_SRC) $(shell pkg-config --cflags $(PKGS)) $(LDLIBS)
+
+fuzz: build/fuzz/fuzz_options
+	build/fuzz/fuzz_options -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
+	    -close_fd_mask=2 -print_final_stats=1 tests/fuzz/corpus
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
