@@ -6,20 +6,31 @@
  * bit for any thread count: threads split rows, vector lanes split columns,
  * and no cell's arithmetic is ever split or reordered.
  *
- * Measured on the 2-core CI machine (AMD EPYC, gcc 12, medians of 9 runs of
- * scripts/bench.sh, 512 grid, 6 octaves, 12 passes):
- * - terrain: octave-outer, x-inner over one row with a row of partial sums
- *   lets the coordinates, fades and folds vectorise (only the four lattice
- *   loads stay gathers); the x-dependent half of the coordinate
- *   (ux * COS, ux * SIN) is the same for every row and is tabulated once per
- *   octave.  Per-cell loops (the scalar shape) took 14.8 ms on one thread;
- *   this shape takes TERRAIN_1T ms, TERRAIN_2T ms on two.
- * - schedule(static) over rows: every row costs the same, so static's
- *   contiguous bands (good for the erosion rows' cache reuse) beat dynamic
- *   (DYNAMIC ms) and guided (GUIDED ms) at 512.
+ * Measured on the 2-core CI machine (AMD EPYC with AVX-512, gcc 12; medians
+ * of 7-9 runs, from the --json figures; 6 octaves, 12 passes):
+ * - vectorisation: the row kernels are built three times (AVX-512, AVX2,
+ *   baseline SSE2) with target_clones and the widest the CPU has runs; the
+ *   result is the same to the bit, since every lane does the same IEEE
+ *   operations.  floor() and the lattice gathers vectorise only from AVX2
+ *   up: terrain at 512 on one thread took 12.1 ms in SSE2, 3.0 ms now.
+ * - terrain: octave-outer, x-inner over one row, summing into a thread's
+ *   L1-resident row, lets the coordinates, fades and folds vectorise; the
+ *   x-dependent half of the turned coordinate (ux * COS, ux * SIN) is the
+ *   same for every row and is tabulated once per octave.
+ * - threads: 512 on one thread 5.3 ms in all, on two 3.1 ms (1.7x: the
+ *   stages are short enough at 512 that the team's barriers show).
+ * - schedule(static) over rows, against schedule(runtime) with OMP_SCHEDULE,
+ *   total at 512 / 2048: static 3.13 / 41.8 ms, dynamic 4.49 / 50.9 ms,
+ *   dynamic,8 3.58 / 46.0 ms, guided 3.05 / 45.7 ms.  Every row costs the
+ *   same, and static's contiguous bands keep an erosion pass's rows in the
+ *   cache of the thread that wrote them.
  * - erosion runs every pass inside one parallel region, with the implicit
- *   barrier of 'omp for' between passes (a pass reads its neighbours' rows
- *   of the previous pass): forking a team per pass cost FORK ms more at 512.
+ *   barrier of 'omp for' between passes (a pass reads rows that other
+ *   threads wrote in the one before).
+ * - outputs larger than the caches are written past them (streaming
+ *   stores): terrain at 2048 went from 31.9 ms to 24.8 ms; the normals at
+ *   2048 (48 MiB out) are then bound by memory bandwidth, 2.7 ms for 64 MiB
+ *   moved, while at 512 all their 4 MiB stays in cache (0.08 ms).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -122,6 +133,71 @@ static inline float openmp_cell(const float *lat, int ix, int iy)
                (ix & (WG_LATTICE_R - 1))];
 }
 
+static inline void openmp_normal(float l_h, float r_h, float u_h, float d_h,
+                                 float kx, float ky, float *nx, float *ny,
+                                 float *nz)
+{
+    float dx = (r_h - l_h) * kx;
+    float dz = (d_h - u_h) * ky;
+    float l = sqrtf((dx * dx + 1.0f) + dz * dz);
+    *nx = -dx / l;
+    *ny = 1.0f / l;
+    *nz = -dz / l;
+}
+
+/* The normals of one row, from the rows above and below (which are the row
+ * itself at the grid's edges). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_normals_row(const float *restrict row,
+                               const float *restrict up,
+                               const float *restrict down, uint32_t n,
+                               float k1, float k2, float ky,
+                               float *restrict ox, float *restrict oy,
+                               float *restrict oz)
+{
+    const size_t last = n - 1;
+#pragma omp simd
+    for (size_t x = 1; x < last; x++)
+        openmp_normal(row[x - 1], row[x + 1], up[x], down[x], k2, ky, &ox[x],
+                      &oy[x], &oz[x]);
+    /* The clamped border columns span one cell (k1). */
+    openmp_normal(row[0], row[1], up[0], down[0], k1, ky, &ox[0], &oy[0],
+                  &oz[0]);
+    openmp_normal(row[last - 1], row[last], up[last], down[last], k1, ky,
+                  &ox[last], &oy[last], &oz[last]);
+}
+
+/* Copy a row of n floats to memory that will not be read again soon,
+ * bypassing the cache where the CPU can: a plain store first reads the line
+ * it writes (read-for-ownership), so three output fields cost six streams
+ * of memory traffic instead of three. */
+static void openmp_stream_row(float *restrict dst, const float *restrict src,
+                              size_t n, int stream)
+{
+    if (!stream) {
+        memcpy(dst, src, n * sizeof *dst);
+        return;
+    }
+    size_t x = 0;
+#ifdef __SSE__
+    for (; x < n && ((uintptr_t)(dst + x) & 15); x++)
+        dst[x] = src[x];
+    for (; x + 4 <= n; x += 4)
+        _mm_stream_ps(dst + x, _mm_loadu_ps(src + x));
+#endif
+    for (; x < n; x++)
+        dst[x] = src[x];
+}
+
+/* Whether a stage's output is too big to stay in cache, so that streaming
+ * it past the cache pays: above about 8 MiB of output (measured: streaming
+ * the normals at 512, 3 MiB that the caches hold, cost 1.0 ms against
+ * 0.2 ms; at 2048, 48 MiB, it saves a third). */
+static int openmp_streams(uint32_t n, int fields)
+{
+    return wg_cells(n) * sizeof(float) * (size_t)fields > ((size_t)8 << 20);
+}
+
 /* One octave over one row: sum[x] += amp * r(x, y)^2 for every x. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static void openmp_terrain_octave(const wg_consts *c, const float *restrict lat,
@@ -156,7 +232,6 @@ static void openmp_terrain_octave(const wg_consts *c, const float *restrict lat,
 
 static int openmp_terrain(void *ctx, wg_times *t, char *err)
 {
-    (void)err;
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = c->n, octaves = c->octaves;
@@ -164,6 +239,8 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
     float *h = s->f.height;
     double t0 = wg_now();
 
+    const int stream = openmp_streams(n, 1);
+    int failed = 0;
 #pragma omp parallel num_threads(s->threads)
     {
         /* ux depends on x alone: tabulate its turned halves once. */
@@ -174,19 +251,34 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
                 s->uxc[(size_t)o * n + x] = ux * c->cos[o];
                 s->uxs[(size_t)o * n + x] = ux * c->sin[o];
             }
+        /* Each thread sums a row in an L1-resident buffer, then writes it
+         * out once. */
+        float *sum = malloc((size_t)n * sizeof *sum);
+        if (!sum) {
+#pragma omp atomic write
+            failed = 1;
+        }
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
-            float *row = h + (size_t)y * n;
-            memset(row, 0, n * sizeof *row); /* sum = 0 */
+            if (!sum)
+                continue;
+            memset(sum, 0, n * sizeof *sum); /* sum = 0 */
             for (uint32_t o = 0; o < octaves; o++)
                 openmp_terrain_octave(c, lat, o, y, n, s->uxc + (size_t)o * n,
-                                      s->uxs + (size_t)o * n, row);
+                                      s->uxs + (size_t)o * n, sum);
             const float inv_norm = c->inv_norm;
 #pragma omp simd
             for (uint32_t x = 0; x < n; x++)
-                row[x] = row[x] * inv_norm;
+                sum[x] = sum[x] * inv_norm;
+            openmp_stream_row(h + (size_t)y * n, sum, n, stream);
         }
+        free(sum);
     }
+#ifdef __SSE__
+    _mm_sfence(); /* streaming stores are weakly ordered: publish them */
+#endif
+    if (failed)
+        return wg_fail(err, "openmp: out of memory for the terrain's rows");
     t->terrain += wg_now() - t0;
     return 0;
 }
@@ -287,35 +379,6 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
     return 0;
 }
 
-static inline void openmp_normal(float l_h, float r_h, float u_h, float d_h,
-                                 float kx, float ky, float *nx, float *ny,
-                                 float *nz)
-{
-    float dx = (r_h - l_h) * kx;
-    float dz = (d_h - u_h) * ky;
-    float l = sqrtf((dx * dx + 1.0f) + dz * dz);
-    *nx = -dx / l;
-    *ny = 1.0f / l;
-    *nz = -dz / l;
-}
-
-/* Copy a row of n floats to memory that will not be read again soon,
- * bypassing the cache where the CPU can: a plain store first reads the line
- * it writes (read-for-ownership), so three output fields cost six streams
- * of memory traffic instead of three. */
-static void openmp_stream_row(float *restrict dst, const float *restrict src,
-                              size_t n)
-{
-    size_t x = 0;
-#ifdef __SSE__
-    for (; x < n && ((uintptr_t)(dst + x) & 15); x++)
-        dst[x] = src[x];
-    for (; x + 4 <= n; x += 4)
-        _mm_stream_ps(dst + x, _mm_loadu_ps(src + x));
-#endif
-    for (; x < n; x++)
-        dst[x] = src[x];
-}
 
 static int openmp_normals(void *ctx, wg_times *t, char *err)
 {
@@ -324,41 +387,40 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
     const uint32_t n = c->n, last = n - 1;
     const float k1 = c->k1, k2 = c->k2;
     const float *h = s->f.height;
+    const int stream = openmp_streams(n, 3);
     int failed = 0;
     double t0 = wg_now();
 
 #pragma omp parallel num_threads(s->threads)
     {
-        /* Each thread computes a row into L1-sized buffers, then streams
+        /* Each thread computes a row into L1-sized buffers, then writes
          * them out. */
-        float *buf = malloc(3 * (size_t)n * sizeof *buf);
-        if (!buf) {
+        float *buf = stream ? malloc(3 * (size_t)n * sizeof *buf) : NULL;
+        if (stream && !buf) {
 #pragma omp atomic write
             failed = 1;
         }
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
-            if (!buf)
+            if (stream && !buf)
                 continue;
             uint32_t ym = y > 0 ? y - 1 : 0, yp = y < last ? y + 1 : last;
             const float ky = (yp - ym == 2) ? k2 : k1;
             const float *restrict row = h + (size_t)y * n;
             const float *restrict up = h + (size_t)ym * n;
             const float *restrict down = h + (size_t)yp * n;
-            float *restrict ox = buf, *restrict oy = buf + n,
-                            *restrict oz = buf + 2 * (size_t)n;
-#pragma omp simd
-            for (size_t x = 1; x < last; x++)
-                openmp_normal(row[x - 1], row[x + 1], up[x], down[x], k2, ky,
-                              &ox[x], &oy[x], &oz[x]);
-            /* The clamped border columns span one cell (k1). */
-            openmp_normal(row[0], row[1], up[0], down[0], k1, ky, &ox[0],
-                          &oy[0], &oz[0]);
-            openmp_normal(row[last - 1], row[last], up[last], down[last], k1,
-                          ky, &ox[last], &oy[last], &oz[last]);
-            openmp_stream_row(s->f.nx + (size_t)y * n, ox, n);
-            openmp_stream_row(s->f.ny + (size_t)y * n, oy, n);
-            openmp_stream_row(s->f.nz + (size_t)y * n, oz, n);
+            /* Straight into the fields when they stay in cache; through
+             * the row buffers when they are streamed out. */
+            float *restrict ox = stream ? buf : s->f.nx + (size_t)y * n;
+            float *restrict oy = stream ? buf + n : s->f.ny + (size_t)y * n;
+            float *restrict oz = stream ? buf + 2 * (size_t)n
+                                        : s->f.nz + (size_t)y * n;
+            openmp_normals_row(row, up, down, n, k1, k2, ky, ox, oy, oz);
+            if (stream) {
+                openmp_stream_row(s->f.nx + (size_t)y * n, ox, n, 1);
+                openmp_stream_row(s->f.ny + (size_t)y * n, oy, n, 1);
+                openmp_stream_row(s->f.nz + (size_t)y * n, oz, n, 1);
+            }
         }
         free(buf);
     }

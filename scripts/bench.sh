@@ -33,6 +33,9 @@ while getopts "s:r:b:o:e:t" opt; do
     esac
 done
 [ -x ./worldgen ] || make -s worldgen
+command -v jq >/dev/null || { echo "bench.sh needs jq (make deps installs it)" >&2; exit 1; }
+# The field stages only: no picture, when this worldgen draws one.
+render_off=$(./worldgen --help | grep -q -- '--no-image' && echo --no-image || true)
 # Every backend this binary has, in its own order, unless -b chose.
 if [ -z "$backends" ]; then
     backends=$(./worldgen --help | sed -n 's/.*--mesh NAME *backend to run: *\(.*\) (default.*/\1/p' | tr -d ',')
@@ -40,10 +43,13 @@ fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One run's row for backend $1 at size $2: "setup terrain erosion normals readback total".
+# One run's row for backend $1 at size $2: "setup terrain erosion normals
+# readback total", full precision from worldgen's JSON.
 row() {
-    ./worldgen --size "$2" --octaves "$octaves" --erosion "$erosion" --mesh "$1" |
-        awk -v b="$1" '$1 == b { for (i = 2; i <= 7; i++) { sub("s$", "", $i); printf "%s ", $i } print "" }'
+    ./worldgen --size "$2" --octaves "$octaves" --erosion "$erosion" --mesh "$1" \
+        --json - -q $render_off |
+        jq -r --arg b "$1" '.backends[] | select(.name == $b) |
+            "\(.setup) \(.terrain) \(.erosion) \(.normals) \(.readback) \(.total)"'
 }
 
 declare -A med
@@ -71,7 +77,7 @@ for s in $sizes; do
         for k in 1 2 3 4 5 6; do
             med[$b,$s,$k]=$(echo "$rows" | awk -v k=$k '{ print $k }' | median)
         done
-        printf " %9.4fs |" "${med[$b,$s,6]}"
+        printf " %9.5fs |" "${med[$b,$s,6]}"
     done
     echo
 done
