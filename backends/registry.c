@@ -13,6 +13,9 @@
 const wg_backend *const wg_backends[] = {
     &wg_backend_scalar,
     &wg_backend_openmp,
+#ifdef WG_HAVE_VULKAN
+    &wg_backend_vulkan,
+#endif
     NULL,
 };
 
