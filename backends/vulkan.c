@@ -1113,6 +1113,21 @@ static int vulkan_probe(const wg_job *job, char *err)
     return 0;
 }
 
+/* For --mesh auto: a real GPU wins from the reference chapter's crossover
+ * (about 100 cells a side) up; a CPU implementation such as lavapipe runs
+ * the same two cores as openmp, slower, so it ranks between scalar and
+ * openmp. */
+static int vulkan_auto_rank(const wg_job *job)
+{
+    char err[WG_ERR_LEN];
+    vulkan_ctx *v = vulkan_start(job, err);
+    if (!v)
+        return 0;
+    int gpu = v->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    vulkan_close(v);
+    return gpu && job->world.size >= 128 ? 100 : 2;
+}
+
 static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
 {
     (void)t; /* registry.c times all of open() as the setup */
@@ -1396,6 +1411,9 @@ const wg_backend wg_backend_vulkan = {
     .readback = vulkan_readback,
     .close = vulkan_close,
     .device = vulkan_device,
+    .rank = vulkan_auto_rank,
+    /* SPEC.md: a GPU's / and sqrt are not correctly rounded. */
+    .normal_tolerance = 1e-6,
 };
 
 #else /* !WG_HAVE_VULKAN */
