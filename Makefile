@@ -11,9 +11,9 @@ VERSION := 0.1.0
 CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= -g
-CFLAGS  += $(OPT) -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
+CFLAGS  += $(OPT) -pthread -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
            -I. -Ibuild -Wall -Wextra -Wshadow -Wstrict-prototypes -MMD -MP
-LDLIBS  += -lm
+LDLIBS  += -lm -pthread
 
 # Warnings are errors in CI (CI=true there) and whenever WERROR=1.
 ifneq ($(filter true 1,$(CI) $(WERROR)),)
@@ -127,17 +127,19 @@ bench: worldgen
 # keep 'possibly lost' stacks until exit, which are not ours to free).
 VALGRIND := valgrind -q --error-exitcode=9 --leak-check=full \
             --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
-VALGRIND_RUN := --size 33 --octaves 5 --erosion 3 -q --histogram
+VALGRIND_RUN := --size 33 --octaves 5 --erosion 3 -q --histogram --width 160 --height 120
 valgrind: worldgen
 	@mkdir -p build/valgrind
 	@for b in scalar openmp vulkan; do \
 	  if ./worldgen --size 2 --mesh $$b -q 2>/dev/null; then \
 	    echo "valgrind: $$b"; \
 	    $(VALGRIND) ./worldgen $(VALGRIND_RUN) --mesh $$b \
-	      --heightmap build/valgrind/$$b.png --json build/valgrind/$$b.json >/dev/null || exit 1; \
+	      --heightmap build/valgrind/$$b.png --json build/valgrind/$$b.json \
+	      --out build/valgrind/$$b-world.png --obj build/valgrind/$$b.obj >/dev/null || exit 1; \
 	  else echo "valgrind: $$b is not available here, skipped"; fi; \
 	done
-	@echo "valgrind: --mesh all"; $(VALGRIND) ./worldgen $(VALGRIND_RUN) --mesh all --check >/dev/null
+	@echo "valgrind: --mesh all"; $(VALGRIND) ./worldgen $(VALGRIND_RUN) --mesh all --check \
+	    --out build/valgrind/all.png >/dev/null
 
 # The option parser under libFuzzer (clang), with ASan and UBSan, for
 # FUZZ_SECONDS on the corpus in tests/fuzz/corpus (which it extends).

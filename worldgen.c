@@ -15,10 +15,15 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/vulkan.h"
 #include "render/heightmap.h"
+#include "render/obj.h"
 #include "render/outfile.h"
+#include "render/png.h"
+#include "render/render.h"
 #include "render/report.h"
 #include "render/stats.h"
+#include "render/window.h"
 
 #ifndef WG_VERSION
 #define WG_VERSION "dev"
@@ -35,13 +40,22 @@ typedef struct settings {
     const char *json;              /* --json FILE, "-" for stdout */
     int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
     int check;                     /* exit 3 when a backend disagrees */
+    wg_power power;                /* --power: which kind of GPU */
+    const char *gpu;               /* --gpu: index or name substring */
     int histogram;
     int quiet;
+    wg_render_opts render;         /* the picture: camera, sun, size */
+    const char *out;               /* --out FILE, "-" for stdout */
+    int out_given;                 /* --out was on the command line */
+    int no_image;                  /* --no-image: no picture at all */
+    const char *obj;               /* --obj FILE, or NULL */
+    int show;                      /* --show: the picture in a window */
 } settings;
 
 static const settings defaults = {
     .world = {.size = 512, .octaves = 6, .passes = 12, .seed = 1234},
     .mesh = "scalar",
+    .out = "world.png",
 };
 
 enum {
@@ -56,6 +70,24 @@ enum {
     OPT_THREADS,
     OPT_CHECK,
     OPT_JSON,
+    OPT_POWER,
+    OPT_GPU,
+    OPT_LIST_DEVICES,
+    OPT_OUT,
+    OPT_NO_IMAGE,
+    OPT_WIDTH,
+    OPT_HEIGHT,
+    OPT_AA,
+    OPT_AZIMUTH,
+    OPT_ELEVATION,
+    OPT_DISTANCE,
+    OPT_FOV,
+    OPT_LOOK,
+    OPT_SUN_AZIMUTH,
+    OPT_SUN_ELEVATION,
+    OPT_NO_CULL,
+    OPT_OBJ,
+    OPT_SHOW,
 };
 
 static const struct option long_opts[] = {
@@ -67,9 +99,27 @@ static const struct option long_opts[] = {
     {"threads", required_argument, NULL, OPT_THREADS},
     {"check", no_argument, NULL, OPT_CHECK},
     {"json", required_argument, NULL, OPT_JSON},
+    {"power", required_argument, NULL, OPT_POWER},
+    {"gpu", required_argument, NULL, OPT_GPU},
+    {"list-devices", no_argument, NULL, OPT_LIST_DEVICES},
     {"histogram", no_argument, NULL, OPT_HISTOGRAM},
     {"heightmap", required_argument, NULL, OPT_HEIGHTMAP},
     {"heightmap-format", required_argument, NULL, OPT_HEIGHTMAP_FORMAT},
+    {"out", required_argument, NULL, OPT_OUT},
+    {"no-image", no_argument, NULL, OPT_NO_IMAGE},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"height", required_argument, NULL, OPT_HEIGHT},
+    {"aa", required_argument, NULL, OPT_AA},
+    {"azimuth", required_argument, NULL, OPT_AZIMUTH},
+    {"elevation", required_argument, NULL, OPT_ELEVATION},
+    {"distance", required_argument, NULL, OPT_DISTANCE},
+    {"fov", required_argument, NULL, OPT_FOV},
+    {"look", required_argument, NULL, OPT_LOOK},
+    {"sun-azimuth", required_argument, NULL, OPT_SUN_AZIMUTH},
+    {"sun-elevation", required_argument, NULL, OPT_SUN_ELEVATION},
+    {"no-cull", no_argument, NULL, OPT_NO_CULL},
+    {"obj", required_argument, NULL, OPT_OBJ},
+    {"show", no_argument, NULL, OPT_SHOW},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -81,7 +131,7 @@ static void usage(FILE *fp)
     fprintf(fp,
 "Usage: worldgen [OPTION]...\n"
 "Turn a seed into a landscape: terrain, erosion and normals on a choice of\n"
-"backends, a timing table, and height maps.\n"
+"backends, a timing table, a rendered picture, height maps and OBJ meshes.\n"
 "\n"
 "World:\n"
 "      --size N             vertices per side, 2..65536 (default 512)\n"
@@ -96,8 +146,12 @@ static void usage(FILE *fp)
     fprintf(fp, ",\n"
 "                           all (each in turn, compared with scalar) or auto\n"
 "                           (the fastest here) (default scalar)\n"
-"      --threads N          CPU threads for openmp, 1..1024 (default: all\n"
-"                           cores, or OMP_NUM_THREADS)\n"
+"      --threads N          CPU threads for openmp and the renderer, 1..1024\n"
+"                           (default: all cores, or OMP_NUM_THREADS)\n"
+"      --power P            vulkan's device: high-performance (a discrete GPU\n"
+"                           first) or low-power (an integrated one first)\n"
+"      --gpu N|NAME         vulkan's device by index or name substring\n"
+"      --list-devices       list the Vulkan devices and exit\n"
 "      --check              exit with status 3 when a backend disagrees with\n"
 "                           scalar beyond SPEC.md's tolerances (runs scalar\n"
 "                           too when --mesh leaves it out)\n"
@@ -110,7 +164,29 @@ static void usage(FILE *fp)
 "                           standard output (the tables then go to stderr)\n"
 "      --heightmap-format F pfm, png or r16: the format for '-' or to override\n"
 "                           the extension\n"
+"      --obj FILE           also write the mesh as Wavefront OBJ (Y up, metres),\n"
+"                           with FILE.mtl and FILE_albedo.png beside it\n"
 "  -q, --quiet              print no tables\n"
+"\n"
+"Picture (a run ends with one):\n"
+"      --out FILE           the rendered PNG (default world.png; '-' is\n"
+"                           standard output, the tables then go to stderr)\n"
+"      --no-image           render and write no picture\n"
+"      --show               also show the picture in a window (SDL2)\n"
+"      --width N, --height N  pixels, 16..16384 (default 800 x 600)\n"
+"      --aa N               N x N samples per pixel, 1..4 (default 2)\n"
+"      --azimuth DEG        camera bearing from the centre, 0 north (-Z), 90\n"
+"                           east (+X), -360..360 (default 215)\n"
+"      --elevation DEG      camera height angle, -89..89 (default 25; below 0\n"
+"                           looks up at the terrain from beneath)\n"
+"      --distance D         camera distance from the look point, 0.1..1000\n"
+"                           (default 9.5; the terrain spans 6)\n"
+"      --fov DEG            vertical field of view, 1..150 (default 45)\n"
+"      --look Y             height of the point looked at, -10..10 (default 0.2)\n"
+"      --sun-azimuth DEG    sun bearing, -360..360 (default 290)\n"
+"      --sun-elevation DEG  sun height, -90..90 (default 20: low sun, long\n"
+"                           shadows; higher flattens the relief)\n"
+"      --no-cull            draw back faces too (the picture is identical)\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
@@ -172,6 +248,28 @@ static int parse_u32(const char *opt, const char *val, uint32_t min,
     return rc;
 }
 
+/* Parse a whole decimal number ("35", "-12.5", "1e-3") in [min, max].
+ * Refuses an empty value, spaces, trailing characters, nan, inf, and
+ * values that overflow or underflow a double.  Returns 0, or EXIT_USAGE
+ * after printing why. */
+static int parse_float(const char *opt, const char *val, double min,
+                       double max, float *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    /* strtod skips leading space and reads "nan" and "inf" as numbers. */
+    if (end == val || *end || val[0] == ' ' || val[0] == '\t' ||
+        val[0] == '\n' || v - v != 0.0) /* nan and inf */
+        return usage_error("--%s: '%s' is not a number (valid: %g..%g)", opt,
+                           val, min, max);
+    if (errno == ERANGE || v < min || v > max)
+        return usage_error("--%s: '%s' is out of range (valid: %g..%g)", opt,
+                           val, min, max);
+    *out = (float)v;
+    return 0;
+}
+
 /* The names --mesh accepts, for its error message. */
 static void mesh_names(char *buf, size_t len)
 {
@@ -182,11 +280,56 @@ static void mesh_names(char *buf, size_t len)
                                  wg_backends[i]->name);
 }
 
+/* The picture's and the OBJ's options against each other and the other
+ * outputs.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static int check_picture_args(settings *s)
+{
+    if (s->no_image && s->out_given)
+        return usage_error("--no-image and --out '%s': choose one", s->out);
+    if (s->no_image && s->show)
+        return usage_error("--show needs the picture: drop --no-image");
+    if (s->no_image)
+        s->out = NULL;
+    if (s->out && s->out[0] == '\0')
+        return usage_error("--out: '' is not a file name (for no picture, "
+                           "give --no-image)");
+    const char *others[2][2] = {{"heightmap", s->heightmap},
+                                {"json", s->json}};
+    for (int i = 0; s->out && i < 2; i++)
+        if (others[i][1] && strcmp(s->out, others[i][1]) == 0)
+            return usage_error(strcmp(s->out, "-") == 0
+                                   ? "--out %s and --%s %s both want standard "
+                                     "output; send one to a file"
+                                   : "--out '%s' and --%s '%s' are the same "
+                                     "file",
+                               s->out, others[i][0], others[i][1]);
+    if (!s->obj)
+        return -1;
+    if (strcmp(s->obj, "-") == 0)
+        return usage_error("--obj: '-' is not supported: the OBJ names its "
+                           ".mtl and texture, which must be files beside it");
+    if (s->obj[0] == '\0')
+        return usage_error("--obj: '' is not a file name");
+    char mtl[4096], tex[4096];
+    if (wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
+        return usage_error("--obj: '%s' is too long a path", s->obj);
+    const char *mine[3] = {s->obj, mtl, tex};
+    const char *theirs[3][2] = {{"out", s->out}, {"heightmap", s->heightmap},
+                                {"json", s->json}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            if (theirs[j][1] && strcmp(mine[i], theirs[j][1]) == 0)
+                return usage_error("--obj '%s' writes '%s', which --%s "
+                                   "writes too", s->obj, mine[i], theirs[j][0]);
+    return -1;
+}
+
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
  * now (0 after --help or --version). */
 static int parse_args(int argc, char **argv, settings *s)
 {
     *s = defaults;
+    s->render = wg_render_defaults;
     opterr = 0; /* our messages name the option and the valid values */
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":qhV", long_opts, NULL)) != -1) {
@@ -225,6 +368,30 @@ static int parse_args(int argc, char **argv, settings *s)
         case OPT_CHECK:
             s->check = 1;
             break;
+        case OPT_POWER:
+            if (strcmp(optarg, "high-performance") == 0)
+                s->power = WG_POWER_HIGH;
+            else if (strcmp(optarg, "low-power") == 0)
+                s->power = WG_POWER_LOW;
+            else
+                return usage_error("--power: '%s' is not a preference (valid: "
+                                   "high-performance, low-power)", optarg);
+            break;
+        case OPT_GPU:
+            if (optarg[0] == '\0')
+                return usage_error("--gpu: '' names no device (valid: an "
+                                   "index or a name substring, see "
+                                   "--list-devices)");
+            s->gpu = optarg;
+            break;
+        case OPT_LIST_DEVICES: {
+            char err[WG_ERR_LEN];
+            if (wg_vulkan_list_devices(stdout, err) != 0) {
+                fprintf(stderr, "worldgen: --list-devices: %s\n", err);
+                return 1;
+            }
+            return 0;
+        }
         case OPT_JSON:
             s->json = optarg;
             break;
@@ -239,6 +406,59 @@ static int parse_args(int argc, char **argv, settings *s)
             if (s->heightmap_format == WG_HM_NONE)
                 return usage_error("--heightmap-format: '%s' is not a height "
                                    "map format (valid: pfm, png, r16)", optarg);
+            break;
+        case OPT_OUT:
+            s->out = optarg;
+            s->out_given = 1;
+            break;
+        case OPT_NO_IMAGE:
+            s->no_image = 1;
+            break;
+        case OPT_WIDTH:
+            rc = parse_u32("width", optarg, WG_RENDER_SIDE_MIN,
+                           WG_RENDER_SIDE_MAX, &s->render.width);
+            break;
+        case OPT_HEIGHT:
+            rc = parse_u32("height", optarg, WG_RENDER_SIDE_MIN,
+                           WG_RENDER_SIDE_MAX, &s->render.height);
+            break;
+        case OPT_AA:
+            rc = parse_u32("aa", optarg, 1, WG_RENDER_AA_MAX, &s->render.aa);
+            break;
+        case OPT_AZIMUTH:
+            rc = parse_float("azimuth", optarg, -360, 360,
+                             &s->render.cam.azimuth);
+            break;
+        case OPT_ELEVATION:
+            rc = parse_float("elevation", optarg, -89, 89,
+                             &s->render.cam.elevation);
+            break;
+        case OPT_DISTANCE:
+            rc = parse_float("distance", optarg, 0.1, 1000,
+                             &s->render.cam.distance);
+            break;
+        case OPT_FOV:
+            rc = parse_float("fov", optarg, 1, 150, &s->render.cam.fov);
+            break;
+        case OPT_LOOK:
+            rc = parse_float("look", optarg, -10, 10, &s->render.cam.look);
+            break;
+        case OPT_SUN_AZIMUTH:
+            rc = parse_float("sun-azimuth", optarg, -360, 360,
+                             &s->render.sun_azimuth);
+            break;
+        case OPT_SUN_ELEVATION:
+            rc = parse_float("sun-elevation", optarg, -90, 90,
+                             &s->render.sun_elevation);
+            break;
+        case OPT_NO_CULL:
+            s->render.cull = 0;
+            break;
+        case OPT_OBJ:
+            s->obj = optarg;
+            break;
+        case OPT_SHOW:
+            s->show = 1;
             break;
         case 'q':
             s->quiet = 1;
@@ -274,7 +494,7 @@ static int parse_args(int argc, char **argv, settings *s)
                                "(valid: .pfm, .png, .r16; or give "
                                "--heightmap-format)", s->heightmap);
     }
-    return -1;
+    return check_picture_args(s);
 }
 
 /* Bytes of memory this machine can give us now: MemAvailable, or the
@@ -330,6 +550,110 @@ static void describe(const settings *s, char *buf, size_t len)
     snprintf(buf, len, "--size %" PRIu32 " --seed %" PRIu64
              " --octaves %" PRIu32 " --erosion %" PRIu32,
              s->world.size, s->world.seed, s->world.octaves, s->world.passes);
+}
+
+/* The parameters of the run and of the picture: the options that make the
+ * picture (and the OBJ) again. */
+static void describe_picture(const settings *s, char *buf, size_t len)
+{
+    describe(s, buf, len);
+    size_t used = strlen(buf);
+    if (used + 1 < len) {
+        buf[used++] = ' ';
+        wg_render_describe(&s->render, buf + used, len - used);
+    }
+}
+
+/* Render the picture and write it (--out), write the OBJ (--obj), print the
+ * render block, then open the window (--show): the PNG is on disk before
+ * the window opens, so a missing display loses nothing.  Returns 0, or 1
+ * after a message. */
+static int write_picture(const settings *s, const wg_fields *f,
+                         const wg_height_stats *st, FILE *tables)
+{
+    char err[WG_ERR_LEN], params[768];
+    wg_render_report rep = {
+        .width = s->render.width, .height = s->render.height,
+        .aa = s->render.aa, .raster = -1, .shade = -1, .png = -1, .obj = -1,
+        .png_path = s->out, .obj_path = s->obj,
+    };
+    wg_image img = {0};
+    int status = 1;
+    describe_picture(s, params, sizeof params);
+    if (s->out) {
+        /* Keys of 8 bytes a sample, the shadow map, the pixels. */
+        double samples = (double)s->render.width * s->render.height *
+                         s->render.aa * s->render.aa;
+        double need = samples * 8.0 + (double)wg_cells(f->n) * 4.0 +
+                      (double)s->render.width * s->render.height * 3.0;
+        if (need > available_bytes()) {
+            fprintf(stderr, "worldgen: a %" PRIu32 "x%" PRIu32 " picture at "
+                    "--aa %" PRIu32 " needs %.1f GiB; this machine has %.1f "
+                    "GiB available\n", s->render.width, s->render.height,
+                    s->render.aa, need / 1073741824.0,
+                    available_bytes() / 1073741824.0);
+            return 1;
+        }
+        wg_render_opts o = s->render;
+        o.threads = (uint32_t)s->threads;
+        wg_render_stats rs;
+        if (wg_render(f, st, &o, &img, &rs, err) != 0) {
+            fprintf(stderr, "worldgen: cannot render: %s\n", err);
+            return 1;
+        }
+        rep.raster = rs.raster;
+        rep.shade = rs.shade;
+        rep.triangles = rs.triangles;
+        rep.drawn = rs.drawn;
+        rep.threads = rs.threads;
+        double t0 = wg_now();
+        const wg_png_text text[] = {
+            {"Software", "worldgen " WG_VERSION},
+            {"worldgen", params},
+        };
+        wg_outfile o_png;
+        if (wg_outfile_open(&o_png, s->out, err) != 0 ||
+            wg_png_write(o_png.fp, img.w, img.h, 8, 3, img.rgb,
+                         (size_t)img.w * 3, text, 2, err) != 0 ||
+            wg_outfile_commit(&o_png, err) != 0) {
+            wg_outfile_abort(&o_png);
+            fprintf(stderr, "worldgen: --out: cannot write '%s': %s\n", s->out,
+                    err);
+            goto out;
+        }
+        rep.png = wg_now() - t0;
+    }
+    if (s->obj) {
+        char header[1024];
+        snprintf(header, sizeof header, "worldgen %s\n%s", WG_VERSION, params);
+        double t0 = wg_now();
+        if (wg_obj_save(s->obj, f, st, header, err) != 0) {
+            fprintf(stderr, "worldgen: --obj: cannot write %s\n", err);
+            goto out;
+        }
+        rep.obj = wg_now() - t0;
+    }
+    if (!s->quiet) {
+        fputc('\n', tables);
+        wg_report_render(tables, &rep);
+    }
+    if (s->show) {
+        char title[128];
+        snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
+                 "x%" PRIu32 " grid", s->world.seed, s->world.size,
+                 s->world.size);
+        fflush(tables);
+        if (wg_window_show(&img, title, err) != 0) {
+            fprintf(stderr, "worldgen: --show: %s; the picture is in %s\n",
+                    err, strcmp(s->out, "-") == 0 ? "standard output"
+                                                  : s->out);
+            goto out;
+        }
+    }
+    status = 0;
+out:
+    wg_image_free(&img);
+    return status;
 }
 
 static int write_heightmap(const settings *s, const wg_fields *f)
@@ -436,11 +760,13 @@ static int run(const settings *s)
     float *lattice = NULL;
     const wg_result *ref = NULL;
     int to_stdout = (s->heightmap && strcmp(s->heightmap, "-") == 0) ||
-                    (s->json && strcmp(s->json, "-") == 0);
+                    (s->json && strcmp(s->json, "-") == 0) ||
+                    (s->out && strcmp(s->out, "-") == 0);
     FILE *tables = to_stdout ? stderr : stdout;
     memset(res, 0, sizeof res);
 
-    wg_job job = {.world = s->world, .threads = s->threads};
+    wg_job job = {.world = s->world, .threads = s->threads,
+                  .power = s->power, .gpu = s->gpu};
     wg_consts_init(&job.consts, &job.world);
     n = choose_backends(s, &job, chosen, skipped, &nsk);
     if (n <= 0) {
@@ -486,12 +812,14 @@ static int run(const settings *s)
     /* The outputs come from the reference when it ran (every other backend
      * agrees with it or the run says so), else from the one backend. */
     const wg_fields *f = ref ? &ref->fields : &res[n - 1].fields;
+    /* The percentiles are the histogram's bounds and the materials'. */
+    wg_height_stats st;
+    if ((s->histogram || s->out || s->obj) &&
+        wg_height_stats_measure(f->height, wg_cells(s->world.size), &st) != 0) {
+        fprintf(stderr, "worldgen: out of memory for the histogram\n");
+        goto out;
+    }
     if (s->histogram) {
-        wg_height_stats st;
-        if (wg_height_stats_measure(f->height, wg_cells(s->world.size), &st) != 0) {
-            fprintf(stderr, "worldgen: out of memory for the histogram\n");
-            goto out;
-        }
         if (!s->quiet)
             fputc('\n', tables);
         wg_report_histogram(tables, &st);
@@ -499,6 +827,9 @@ static int run(const settings *s)
     if (s->json && write_json(s, res, n, ref, skipped, nsk) != 0)
         goto out;
     if (s->heightmap && write_heightmap(s, f) != 0)
+        goto out;
+    /* The picture last: the other outputs do not wait for it. */
+    if ((s->out || s->obj) && write_picture(s, f, &st, tables) != 0)
         goto out;
     status = 0;
     for (int i = 0; s->check && i < n; i++)

@@ -1,5 +1,6 @@
 /* report.c: the timing table and the histogram, as plain aligned text. */
 #include <inttypes.h>
+#include <string.h>
 #include <math.h>
 
 #include "report.h"
@@ -156,4 +157,28 @@ void wg_report_histogram(FILE *fp, const wg_height_stats *s)
     fprintf(fp, "\nrange     min %.4f  max %.4f\n", s->min, s->max);
     fprintf(fp, "bounds    p15 %.4f  p50 %.4f  p85 %.4f\n", s->p15, s->p50,
             s->p85);
+}
+
+void wg_report_render(FILE *fp, const wg_render_report *r)
+{
+    if (r->raster >= 0.0)
+        fprintf(fp, "render  %" PRIu32 "x%" PRIu32 " pixels, %" PRIu32 "x%" PRIu32
+                    " samples each, %" PRIu64 " of %" PRIu64
+                    " triangles drawn, %" PRIu32 " thread%s\n",
+                r->width, r->height, r->aa, r->aa, r->drawn, r->triangles,
+                r->threads, r->threads == 1 ? "" : "s");
+    else
+        fprintf(fp, "render  no picture\n");
+    fprintf(fp, "\n  %-9s %9s  %s\n", "step", "time", "output");
+    if (r->raster >= 0.0) {
+        fprintf(fp, "  %-9s %8.4fs\n", "rasterise", r->raster);
+        fprintf(fp, "  %-9s %8.4fs\n", "shade", r->shade);
+    }
+    if (r->png >= 0.0)
+        fprintf(fp, "  %-9s %8.4fs  %s\n", "png", r->png,
+                strcmp(r->png_path, "-") == 0 ? "(standard output)"
+                                               : r->png_path);
+    if (r->obj >= 0.0)
+        fprintf(fp, "  %-9s %8.4fs  %s (+ .mtl, _albedo.png)\n", "obj",
+                r->obj, r->obj_path);
 }

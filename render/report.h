@@ -49,4 +49,20 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
 /* The ten-bin height distribution and the material boundaries. */
 void wg_report_histogram(FILE *fp, const wg_height_stats *s);
 
+/* What the renderer and the writers measured, for the render block.  A
+ * negative time means that step did not run. */
+typedef struct wg_render_report {
+    uint32_t width, height, aa, threads;
+    uint64_t triangles, drawn;
+    double raster, shade; /* the picture */
+    double png;           /* writing it */
+    double obj;           /* writing the OBJ, its MTL and its texture */
+    const char *png_path, *obj_path;
+} wg_render_report;
+
+/* The render block, after the field stages: a 'render' line (picture size,
+ * samples, triangles drawn), then a row per step that ran: rasterise,
+ * shade, png, obj, with its seconds and the file it wrote. */
+void wg_report_render(FILE *fp, const wg_render_report *r);
+
 #endif

@@ -27,6 +27,7 @@ static const struct {
 static int run_failures;   /* failed checks in the running test */
 static int run_skipped;    /* the running test was skipped */
 static char run_tmp[256];  /* the runner's scratch folder */
+static char run_src[4096]; /* the source tree */
 
 void wg_check(int ok, const char *file, int line, const char *expr,
               const char *fmt, ...)
@@ -59,6 +60,11 @@ void wg_skip(const char *fmt, ...)
 const char *wg_tmpdir(void)
 {
     return run_tmp;
+}
+
+const char *wg_srcdir(void)
+{
+    return run_src;
 }
 
 void *wg_read_file(const char *path, size_t *len)
@@ -105,6 +111,11 @@ static wg_cli run_spawn(const char *file, const char *const *argv)
         dup2(in, 0);
         dup2(out, 1);
         dup2(err, 2);
+        /* Run in the scratch folder, where ./worldgen is a link to the
+         * binary: the default outputs (world.png) land there, not in the
+         * source tree. */
+        if (chdir(run_tmp) != 0)
+            _exit(126);
         execv(file, (char *const *)argv);
         _exit(127);
     }
@@ -161,6 +172,17 @@ int main(int argc, char **argv)
         return 1;
     }
     atexit(run_cleanup);
+    char self[4200], link[300];
+    if (!getcwd(run_src, sizeof run_src)) {
+        perror("getcwd");
+        return 1;
+    }
+    snprintf(self, sizeof self, "%s/worldgen", run_src);
+    snprintf(link, sizeof link, "%s/worldgen", run_tmp);
+    if (symlink(self, link) != 0) {
+        perror("symlink");
+        return 1;
+    }
 
     int passed = 0, failed = 0, skipped = 0;
     for (size_t i = 0; i < sizeof run_tests / sizeof run_tests[0]; i++) {

@@ -40,8 +40,12 @@ void wg_cli_free(wg_cli *c);
 void *wg_read_file(const char *path, size_t *len);
 
 /* A fresh empty folder for the running test's files (under $TMPDIR),
- * removed when the runner exits. */
+ * removed when the runner exits.  wg_cli_run() and wg_cli_sh() run there,
+ * with ./worldgen a link to the binary under test. */
 const char *wg_tmpdir(void);
+
+/* The source tree the runner started in (where ./worldgen was built). */
+const char *wg_srcdir(void);
 
 /* Fields of a world made by the named backend (scalar is the reference).
  * Returns 0, or -1 with the reason printed.  Free with wg_fields_free(). */

@@ -1,0 +1,553 @@
+/* raster.c: the Z-buffer rasteriser: the closed terrain block's triangles
+ * into a visibility buffer of 64-bit keys (render.h says what a key holds).
+ *
+ * Positions are snapped to 1/256 of a sample and the coverage test is done
+ * on exact 64-bit integer edge functions with a tie rule that gives a pixel
+ * on an edge shared by two triangles to exactly one of them, so the mesh is
+ * watertight: no sample falls through a crack or is drawn twice.
+ *
+ * The winding rule.  The sign of a triangle's screen area is computed once;
+ * a front face has negative area (y runs down the screen; camera.c).  That
+ * one sign decides the cull, and the same sign orders the vertices for the
+ * coverage test, so the test can never disagree with the cull.  The block is
+ * closed (surface, skirts and floor), so from any camera every sample a back
+ * face covers is covered nearer by a front face: --no-cull draws the back
+ * faces and the Z-buffer throws all of them away again, and the picture is
+ * byte-identical (tests/test_render.c checks it, from below the horizon
+ * too).  On a depth tie the key prefers the front face, so even a sample
+ * exactly on a silhouette edge, where the front and the back face meet at
+ * one depth, goes to the face the cull keeps.
+ *
+ * A triangle is rejected by its box of sample centres first (at --size 4096
+ * most fall between samples), then by its area; the swap that orders a front
+ * face's vertices is a pair of selects, not a branch, since at a pixel a
+ * triangle the sign is as good as random. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+#define RASTER_ONE (1 << WG_SUBPIXEL_BITS)
+#define RASTER_HALF (RASTER_ONE / 2)
+#define RASTER_OUT INT32_MIN /* sentinel: this vertex needs clipping */
+
+/* The guard band, in samples from the picture's centre.  Vertices inside
+ * it are drawn directly; a triangle with a vertex outside it, or behind the
+ * near plane, is clipped first.  2^20 samples are 2^28 in fixed point, so
+ * edge-function products stay below 2^60 and fit in int64. */
+#define RASTER_GUARD 1048576.0f
+/* Clip a little inside the guard band, so that a clipped vertex's rounding
+ * never takes it back outside. */
+#define RASTER_CLIP (0.99f * RASTER_GUARD)
+
+uint64_t wg_block_surface(uint32_t n)
+{
+    return 2 * (uint64_t)(n - 1) * (n - 1);
+}
+
+uint64_t wg_block_skirts(uint32_t n)
+{
+    return wg_block_surface(n) + 8 * (uint64_t)(n - 1);
+}
+
+uint64_t wg_block_triangles(uint32_t n)
+{
+    return wg_block_skirts(n) + 4 * (uint64_t)(n - 1);
+}
+
+/* Grid vertex i of side s of the border, walking each side in increasing
+ * x or y: s = 0 north (y = 0), 1 east (x = N-1), 2 south (y = N-1), 3 west
+ * (x = 0). */
+static void raster_border(uint32_t n, uint32_t s, uint32_t i, uint32_t *x,
+                          uint32_t *y)
+{
+    *x = s == 0 || s == 2 ? i : s == 1 ? n - 1 : 0;
+    *y = s == 1 || s == 3 ? i : s == 2 ? n - 1 : 0;
+}
+
+static void raster_vertex(const float *h, uint32_t n, float sp, uint32_t x,
+                          uint32_t y, float floor_y, int on_floor, float p[3])
+{
+    p[0] = wg_block_coord(x, sp);
+    p[1] = on_floor ? floor_y : h[(size_t)y * n + x];
+    p[2] = wg_block_coord(y, sp);
+}
+
+/* Order p so that (p1 - p0) x (p2 - p0) points along 'out'. */
+static void raster_orient(float p[3][3], const float out[3])
+{
+    float u[3], w[3];
+    for (int i = 0; i < 3; i++) {
+        u[i] = p[1][i] - p[0][i];
+        w[i] = p[2][i] - p[0][i];
+    }
+    float c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
+                  u[0] * w[1] - u[1] * w[0]};
+    if (c[0] * out[0] + c[1] * out[1] + c[2] * out[2] < 0.0f)
+        for (int i = 0; i < 3; i++) {
+            float t = p[1][i];
+            p[1][i] = p[2][i];
+            p[2][i] = t;
+        }
+}
+
+void wg_block_triangle(const float *h, uint32_t n, uint64_t id, float p[3][3])
+{
+    float sp = wg_block_spacing(n);
+    uint64_t surface = wg_block_surface(n), skirts = wg_block_skirts(n);
+    if (id < surface) {
+        /* Cell corners a (x, y), b (x+1, y), c (x, y+1), d (x+1, y+1):
+         * (a, c, b) and (b, c, d) are counter-clockwise seen from +Y. */
+        /* (N-1)^2 < 2^32 for every allowed N: a 32-bit division, twice
+         * as fast as a 64-bit one, and this runs once per shaded pixel. */
+        uint32_t cell = (uint32_t)(id >> 1);
+        uint32_t x = cell % (n - 1), y = cell / (n - 1);
+        if ((id & 1) == 0) {
+            raster_vertex(h, n, sp, x, y, 0, 0, p[0]);
+            raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
+            raster_vertex(h, n, sp, x + 1, y, 0, 0, p[2]);
+        } else {
+            raster_vertex(h, n, sp, x + 1, y, 0, 0, p[0]);
+            raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
+            raster_vertex(h, n, sp, x + 1, y + 1, 0, 0, p[2]);
+        }
+        return;
+    }
+    static const float outward[4][3] = {
+        {0, 0, -1}, {1, 0, 0}, {0, 0, 1}, {-1, 0, 0}};
+    static const float down[3] = {0, -1, 0};
+    uint32_t x0, y0, x1, y1;
+    if (id < skirts) {
+        /* A skirt column: the border edge from vertex i to i+1 and the two
+         * floor points under it, split along T(i) - B(i+1). */
+        uint64_t k = id - surface, col = k >> 1;
+        uint32_t s = (uint32_t)(col / (n - 1)), i = (uint32_t)(col % (n - 1));
+        raster_border(n, s, i, &x0, &y0);
+        raster_border(n, s, i + 1, &x1, &y1);
+        raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 0, p[0]);
+        if ((k & 1) == 0) {
+            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 0, p[1]);
+            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[2]);
+        } else {
+            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[1]);
+            raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 1, p[2]);
+        }
+        raster_orient(p, outward[s]);
+        return;
+    }
+    /* The floor: a fan from its centre to every floor point of the border,
+     * so it shares each skirt column's bottom edge exactly. */
+    uint64_t k = id - skirts;
+    uint32_t s = (uint32_t)(k / (n - 1)), i = (uint32_t)(k % (n - 1));
+    raster_border(n, s, i, &x0, &y0);
+    raster_border(n, s, i + 1, &x1, &y1);
+    p[0][0] = 0.0f;
+    p[0][1] = WG_BLOCK_FLOOR;
+    p[0][2] = 0.0f;
+    raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 1, p[1]);
+    raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[2]);
+    raster_orient(p, down);
+}
+
+uint64_t wg_key_make(float iw, int back, uint64_t id)
+{
+    uint32_t bits;
+    memcpy(&bits, &iw, sizeof bits);
+    /* A positive float's bits grow with it: invert them so nearer (larger
+     * 1/depth) is smaller, and keep 28 of the 31 (20 bits of mantissa, a
+     * relative depth step of 1e-6). */
+    uint32_t depth = iw > 0.0f ? (0x7fffffffu - bits) >> 3 : 0x0fffffffu;
+    return (uint64_t)depth << 36 | (uint64_t)(back != 0) << 35 | id;
+}
+
+/* floor(v + 0.5) as an int without a libm call (v is within the guard
+ * band, so it fits). */
+static inline int32_t raster_round(float v)
+{
+    float r = v + 0.5f;
+    int32_t i = (int32_t)r;
+    return i - (r < (float)i);
+}
+
+/* Camera-space point to a snapped screen vertex, or RASTER_OUT. */
+static inline wg_svert raster_snap(const wg_eye *v, const float c[3])
+{
+    wg_svert s = {RASTER_OUT, 0, 0.0f};
+    if (!(c[2] >= v->near))
+        return s;
+    float iz = 1.0f / c[2];
+    float x = c[0] * iz * v->focal, y = -c[1] * iz * v->focal;
+    if (!(fabsf(x) <= RASTER_GUARD && fabsf(y) <= RASTER_GUARD))
+        return s;
+    s.x = raster_round((v->cx + x) * (float)RASTER_ONE);
+    s.y = raster_round((v->cy + y) * (float)RASTER_ONE);
+    s.iw = iz;
+    return s;
+}
+
+static inline wg_svert raster_project(const wg_eye *v, const float p[3])
+{
+    float c[3];
+    wg_eye_to_camera(v, p, c);
+    return raster_snap(v, c);
+}
+
+/* Does a positively wound triangle own the samples exactly on its edge
+ * running (dx, dy)?  Its top and left edges (screen y down): for an edge
+ * and its reverse exactly one answer is yes, so a shared edge's samples go
+ * to one side only. */
+static inline int raster_owns(int64_t dx, int64_t dy)
+{
+    return dy < 0 || (dy == 0 && dx > 0);
+}
+
+int wg_raster_triangle(const wg_target *t, const wg_svert *a,
+                       const wg_svert *b, const wg_svert *c, uint64_t id,
+                       int cull)
+{
+    /* Bounding box -> the samples whose centres it holds: first, since
+     * it is the cheapest test and at large sizes most triangles fall
+     * between sample centres. */
+    int32_t minx = a->x < b->x ? a->x : b->x, maxx = a->x > b->x ? a->x : b->x;
+    int32_t miny = a->y < b->y ? a->y : b->y, maxy = a->y > b->y ? a->y : b->y;
+    minx = c->x < minx ? c->x : minx;
+    maxx = c->x > maxx ? c->x : maxx;
+    miny = c->y < miny ? c->y : miny;
+    maxy = c->y > maxy ? c->y : maxy;
+    /* Sample i's centre is i*ONE + HALF; >> on a negative int is an
+     * arithmetic shift (floor) with gcc and clang. */
+    int32_t x0 = (minx - RASTER_HALF + RASTER_ONE - 1) >> WG_SUBPIXEL_BITS;
+    int32_t x1 = (maxx - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+    int32_t y0 = (miny - RASTER_HALF + RASTER_ONE - 1) >> WG_SUBPIXEL_BITS;
+    int32_t y1 = (maxy - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+    x0 = x0 < 0 ? 0 : x0;
+    y0 = y0 < 0 ? 0 : y0;
+    x1 = x1 >= (int32_t)t->w ? (int32_t)t->w - 1 : x1;
+    y1 = y1 >= (int32_t)t->h ? (int32_t)t->h - 1 : y1;
+    /* Counted by the strip that holds its first row, so once. */
+    int first = y0 >= (int32_t)t->y0 && y0 < (int32_t)t->y1;
+    y0 = y0 < (int32_t)t->y0 ? (int32_t)t->y0 : y0;
+    y1 = y1 >= (int32_t)t->y1 ? (int32_t)t->y1 - 1 : y1;
+    if (x0 > x1 || y0 > y1)
+        return 0; /* off the strip, or between sample centres */
+
+    int64_t area = (int64_t)(b->x - a->x) * (c->y - a->y) -
+                   (int64_t)(b->y - a->y) * (c->x - a->x);
+    if (area == 0)
+        return 0; /* degenerate: covers nothing, faces nowhere */
+    int back = area > 0;
+    if (back && cull)
+        return 0;
+    /* The one sign, decided: order the vertices by it (a front face's b
+     * and c swap), without a branch, which would mispredict half the
+     * time. */
+    const wg_svert *p1 = back ? b : c, *p2 = back ? c : b;
+    b = p1;
+    c = p2;
+    area = back ? area : -area;
+
+    /* Edge functions at the first sample centre; e_k is positive inside,
+     * on the side of edge k where the opposite vertex lies. */
+    const wg_svert *v[3] = {a, b, c};
+    int64_t px = (int64_t)x0 * RASTER_ONE + RASTER_HALF;
+    int64_t py = (int64_t)y0 * RASTER_ONE + RASTER_HALF;
+    int64_t e[3], stepx[3], stepy[3];
+    double wsum = 0.0, gx = 0.0, gy = 0.0;
+    for (int k = 0; k < 3; k++) {
+        const wg_svert *p = v[(k + 1) % 3], *q = v[(k + 2) % 3];
+        int64_t dx = (int64_t)q->x - p->x, dy = (int64_t)q->y - p->y;
+        int64_t ek = dx * (py - p->y) - dy * (px - p->x);
+        /* 1/depth is affine on the screen: the barycentric blend of the
+         * vertices' values, from the unbiased edge functions. */
+        wsum += (double)ek * v[k]->iw;
+        gx += (double)(-dy) * v[k]->iw;
+        gy += (double)dx * v[k]->iw;
+        e[k] = ek + (raster_owns(dx, dy) ? 0 : -1);
+        stepx[k] = -dy * RASTER_ONE;
+        stepy[k] = dx * RASTER_ONE;
+    }
+    double inv = 1.0 / (double)area;
+    double iw_row = wsum * inv, iw_dx = gx * RASTER_ONE * inv,
+           iw_dy = gy * RASTER_ONE * inv;
+
+    for (int32_t y = y0; y <= y1; y++) {
+        int64_t e0 = e[0], e1 = e[1], e2 = e[2];
+        uint64_t *row = t->keys + (size_t)(y - (int32_t)t->y0) * t->w;
+        for (int32_t x = x0; x <= x1; x++) {
+            if ((e0 | e1 | e2) >= 0) {
+                uint64_t k = wg_key_make(
+                    (float)(iw_row + (double)(x - x0) * iw_dx), back, id);
+                if (k < row[x])
+                    row[x] = k;
+            }
+            e0 += stepx[0];
+            e1 += stepx[1];
+            e2 += stepx[2];
+        }
+        e[0] += stepy[0];
+        e[1] += stepy[1];
+        e[2] += stepy[2];
+        iw_row += iw_dy;
+    }
+    return first;
+}
+
+/* Signed distance of camera-space point c inside clip plane k (>= 0 is
+ * kept): the near plane, then the guard band's four sides. */
+static float raster_plane(const wg_eye *v, int k, const float c[3])
+{
+    float g = RASTER_CLIP / v->focal;
+    switch (k) {
+    case 0:
+        return c[2] - v->near;
+    case 1:
+        return c[0] + g * c[2];
+    case 2:
+        return g * c[2] - c[0];
+    case 3:
+        return g * c[2] - c[1];
+    default:
+        return g * c[2] + c[1];
+    }
+}
+
+/* A triangle that crosses the near plane or the guard band: clip it in
+ * camera space (Sutherland-Hodgman), then draw the polygon as a fan with
+ * the triangle's id.  Returns 1 if it counts as drawn in this strip. */
+static int raster_clipped(const wg_target *t, const wg_eye *v,
+                          const float p[3][3], uint64_t id, int cull)
+{
+    float poly[2][9][3];
+    int cnt = 3, cur = 0;
+    for (int i = 0; i < 3; i++)
+        wg_eye_to_camera(v, p[i], poly[0][i]);
+    for (int k = 0; k < 5 && cnt > 0; k++) {
+        int out = 0;
+        for (int i = 0; i < cnt; i++) {
+            const float *s = poly[cur][i], *e = poly[cur][(i + 1) % cnt];
+            float ds = raster_plane(v, k, s), de = raster_plane(v, k, e);
+            if (ds >= 0.0f)
+                memcpy(poly[!cur][out++], s, sizeof poly[0][0]);
+            if ((ds >= 0.0f) != (de >= 0.0f)) {
+                /* Interpolate from the same end whichever way the edge is
+                 * walked, so the two triangles sharing it get the same
+                 * point, bit for bit. */
+                const float *u = s, *w = e;
+                float du = ds, dw = de;
+                if (memcmp(s, e, sizeof poly[0][0]) > 0) {
+                    u = e, w = s, du = de, dw = ds;
+                }
+                float f = du / (du - dw);
+                for (int j = 0; j < 3; j++)
+                    poly[!cur][out][j] = u[j] + (w[j] - u[j]) * f;
+                out++;
+            }
+        }
+        cnt = out;
+        cur = !cur;
+    }
+    if (cnt < 3)
+        return 0;
+    wg_svert s[9];
+    for (int i = 0; i < cnt; i++) {
+        s[i] = raster_snap(v, poly[cur][i]);
+        if (s[i].x == RASTER_OUT)
+            return 0; /* rounding at the very edge of the band: too thin */
+    }
+    int drawn = 0;
+    for (int i = 1; i + 1 < cnt; i++)
+        drawn |= wg_raster_triangle(t, &s[0], &s[i], &s[i + 1], id, cull);
+    return drawn;
+}
+
+static int raster_one(const wg_target *t, const wg_eye *v, const float *h,
+                      uint32_t n, const wg_svert *a, const wg_svert *b,
+                      const wg_svert *c, uint64_t id, int cull)
+{
+    if (a->x != RASTER_OUT && b->x != RASTER_OUT && c->x != RASTER_OUT)
+        return wg_raster_triangle(t, a, b, c, id, cull);
+    float p[3][3];
+    wg_block_triangle(h, n, id, p);
+    return raster_clipped(t, v, p, id, cull);
+}
+
+/* Project vertices x0..x1 of grid row y. */
+static void raster_row(const wg_eye *v, const float *h, uint32_t n, float sp,
+                       uint32_t y, uint32_t x0, uint32_t x1, wg_svert *out)
+{
+    float p[3];
+    for (uint32_t x = x0; x <= x1; x++) {
+        raster_vertex(h, n, sp, x, y, 0, 0, p);
+        out[x - x0] = raster_project(v, p);
+    }
+}
+
+/* The sample rows the box lo..hi (world space) can cover: the hull of its
+ * eight corners projected, a sample wider each way than the snapping can
+ * move a vertex; the whole picture if a corner is behind the near plane.
+ * Returns 0 when the box is wholly outside the picture. */
+static int raster_box(const wg_eye *v, const float lo[3], const float hi[3],
+                      int32_t *ymin, int32_t *ymax)
+{
+    float x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+    for (int k = 0; k < 8; k++) {
+        float p[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1],
+                      k & 4 ? hi[2] : lo[2]};
+        float c[3];
+        wg_eye_to_camera(v, p, c);
+        if (!(c[2] >= v->near)) {
+            *ymin = 0;
+            *ymax = (int32_t)v->h - 1;
+            return 1;
+        }
+        float sx = v->cx + c[0] / c[2] * v->focal;
+        float sy = v->cy - c[1] / c[2] * v->focal;
+        x0 = sx < x0 ? sx : x0;
+        x1 = sx > x1 ? sx : x1;
+        y0 = sy < y0 ? sy : y0;
+        y1 = sy > y1 ? sy : y1;
+    }
+    if (x1 < -1.0f || x0 > (float)v->w + 1.0f || y1 < -1.0f ||
+        y0 > (float)v->h + 1.0f)
+        return 0;
+    *ymin = y0 < 1.0f ? 0 : (int32_t)y0 - 1;
+    *ymax = y1 > (float)v->h - 2.0f ? (int32_t)v->h - 1 : (int32_t)y1 + 1;
+    return 1;
+}
+
+int wg_plan_make(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
+{
+    uint32_t runs = (n - 2) / WG_PIECE_CELLS + 1; /* per side */
+    pl->count = 0;
+    pl->pieces = malloc(((size_t)runs * runs + 8 * (size_t)runs) *
+                        sizeof *pl->pieces);
+    if (!pl->pieces)
+        return -1;
+    float sp = wg_block_spacing(n);
+    for (uint32_t by = 0; by + 1 < n; by += WG_PIECE_CELLS) {
+        uint32_t ey = by + WG_PIECE_CELLS < n - 1 ? by + WG_PIECE_CELLS : n - 1;
+        for (uint32_t bx = 0; bx + 1 < n; bx += WG_PIECE_CELLS) {
+            uint32_t ex = bx + WG_PIECE_CELLS < n - 1 ? bx + WG_PIECE_CELLS
+                                                      : n - 1;
+            float lo = INFINITY, hi = -INFINITY;
+            for (uint32_t y = by; y <= ey; y++)
+                for (uint32_t x = bx; x <= ex; x++) {
+                    float z = h[(size_t)y * n + x];
+                    lo = z < lo ? z : lo;
+                    hi = z > hi ? z : hi;
+                }
+            float a[3] = {wg_block_coord(bx, sp), lo, wg_block_coord(by, sp)};
+            float b[3] = {wg_block_coord(ex, sp), hi, wg_block_coord(ey, sp)};
+            wg_piece *k = &pl->pieces[pl->count];
+            if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
+                k->kind = WG_PIECE_SURFACE, k->a = bx, k->b = by;
+                pl->count++;
+            }
+        }
+    }
+    /* The skirts and the floor, in runs of WG_PIECE_CELLS border steps. */
+    for (uint32_t kind = WG_PIECE_SKIRT; kind <= WG_PIECE_FLOOR; kind++)
+        for (uint32_t side = 0; side < 4; side++)
+            for (uint32_t i0 = 0; i0 + 1 < n; i0 += WG_PIECE_CELLS) {
+                uint32_t i1 = i0 + WG_PIECE_CELLS < n - 1 ? i0 + WG_PIECE_CELLS
+                                                          : n - 1;
+                float a[3] = {INFINITY, WG_BLOCK_FLOOR, INFINITY};
+                float b[3] = {-INFINITY, WG_BLOCK_FLOOR, -INFINITY};
+                if (kind == WG_PIECE_FLOOR) { /* the fan's centre */
+                    a[0] = a[2] = b[0] = b[2] = 0.0f;
+                }
+                for (uint32_t i = i0; i <= i1; i++) {
+                    uint32_t x, y;
+                    raster_border(n, side, i, &x, &y);
+                    float px = wg_block_coord(x, sp), pz = wg_block_coord(y, sp);
+                    float top = kind == WG_PIECE_SKIRT ? h[(size_t)y * n + x]
+                                                       : WG_BLOCK_FLOOR;
+                    a[0] = px < a[0] ? px : a[0];
+                    b[0] = px > b[0] ? px : b[0];
+                    a[2] = pz < a[2] ? pz : a[2];
+                    b[2] = pz > b[2] ? pz : b[2];
+                    b[1] = top > b[1] ? top : b[1];
+                }
+                wg_piece *k = &pl->pieces[pl->count];
+                if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
+                    k->kind = kind, k->a = side, k->b = i0;
+                    pl->count++;
+                }
+            }
+    return 0;
+}
+
+void wg_plan_free(wg_plan *pl)
+{
+    free(pl->pieces);
+    pl->pieces = NULL;
+    pl->count = 0;
+}
+
+/* One block of the surface: its rows streamed through two rows of
+ * projected vertices, each vertex projected once per block. */
+static uint64_t raster_surface(const wg_target *t, const wg_eye *v,
+                               const float *h, uint32_t n, uint32_t bx,
+                               uint32_t by, int cull)
+{
+    wg_svert rows[2][WG_PIECE_CELLS + 1], *top = rows[0], *bot = rows[1];
+    uint32_t ex = bx + WG_PIECE_CELLS < n - 1 ? bx + WG_PIECE_CELLS : n - 1;
+    uint32_t ey = by + WG_PIECE_CELLS < n - 1 ? by + WG_PIECE_CELLS : n - 1;
+    float sp = wg_block_spacing(n);
+    uint64_t count = 0;
+    raster_row(v, h, n, sp, by, bx, ex, top);
+    for (uint32_t y = by + 1; y <= ey; y++) {
+        raster_row(v, h, n, sp, y, bx, ex, bot);
+        uint64_t id = 2 * ((uint64_t)(y - 1) * (n - 1) + bx);
+        for (uint32_t i = 0; i < ex - bx; i++, id += 2) {
+            /* (a, c, b) and (b, c, d): wg_block_triangle's order. */
+            count += (uint64_t)raster_one(t, v, h, n, &top[i], &bot[i],
+                                          &top[i + 1], id, cull);
+            count += (uint64_t)raster_one(t, v, h, n, &top[i + 1], &bot[i],
+                                          &bot[i + 1], id + 1, cull);
+        }
+        wg_svert *tmp = top;
+        top = bot;
+        bot = tmp;
+    }
+    return count;
+}
+
+uint64_t wg_raster_strip(const wg_target *t, const wg_eye *v,
+                         const wg_plan *pl, const float *h, uint32_t n,
+                         int cull)
+{
+    uint64_t count = 0;
+    for (size_t b = 0; b < pl->count; b++) {
+        const wg_piece *k = &pl->pieces[b];
+        if (k->ymax < (int32_t)t->y0 || k->ymin >= (int32_t)t->y1)
+            continue;
+        if (k->kind == WG_PIECE_SURFACE) {
+            count += raster_surface(t, v, h, n, k->a, k->b, cull);
+            continue;
+        }
+        /* Skirt columns (two triangles each) or floor segments (one),
+         * built one by one: 12(N-1) in all.  Their border vertices project
+         * exactly as the surface's did, so the block stays watertight. */
+        uint32_t i1 = k->b + WG_PIECE_CELLS < n - 1 ? k->b + WG_PIECE_CELLS
+                                                    : n - 1;
+        uint64_t first = k->kind == WG_PIECE_SKIRT
+                             ? wg_block_surface(n) +
+                                   2 * ((uint64_t)k->a * (n - 1) + k->b)
+                             : wg_block_skirts(n) +
+                                   (uint64_t)k->a * (n - 1) + k->b;
+        uint64_t last = first + (uint64_t)(i1 - k->b) *
+                                    (k->kind == WG_PIECE_SKIRT ? 2 : 1);
+        for (uint64_t id = first; id < last; id++) {
+            float p[3][3];
+            wg_block_triangle(h, n, id, p);
+            wg_svert s[3];
+            for (int i = 0; i < 3; i++)
+                s[i] = raster_project(v, p[i]);
+            count += (uint64_t)raster_one(t, v, h, n, &s[0], &s[1], &s[2], id,
+                                          cull);
+        }
+    }
+    return count;
+}

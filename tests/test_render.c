@@ -1,0 +1,502 @@
+/* test_render.c: the renderer: the winding rule (--no-cull changes no byte,
+ * from above or below the horizon), a watertight coverage rule, materials at
+ * the measured percentiles, shadows, a picture that looks like something,
+ * the PNG and its parameters, and the options' checks. */
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "render/render.h"
+#include "render/stats.h"
+#include "test.h"
+
+static const wg_world render_world = {.size = 96, .octaves = 5, .passes = 6,
+                                      .seed = 7};
+
+/* Render 'o' of the test world; returns 0 and fills img. */
+static int render_it(const wg_fields *f, const wg_render_opts *o,
+                     wg_image *img, wg_render_stats *rs)
+{
+    wg_height_stats st;
+    char err[WG_ERR_LEN];
+    if (wg_height_stats_measure(f->height, wg_cells(f->n), &st) != 0)
+        return -1;
+    if (wg_render(f, &st, o, img, rs, err) != 0) {
+        fprintf(stderr, "    %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+WG_TEST(render_no_cull_is_byte_identical)
+{
+    /* The winding rule: cull and coverage follow one sign, the block is
+     * closed, so drawing back faces too changes nothing the Z-buffer
+     * keeps: from above, from grazing angles, close up (triangles clipped
+     * at the near plane) and from below the horizon (looking up at the
+     * floor and the skirts). */
+    static const wg_camera cams[] = {
+        {215, 25, 9.5f, 45, 0.2f},  /* the default */
+        {30, 70, 8, 45, 0.3f},      /* from high above */
+        {300, 4, 7, 45, 0.4f},      /* grazing, the horizon in view */
+        {120, -20, 9, 45, 0.5f},    /* below the horizon */
+        {10, -60, 7, 60, 0.0f},     /* far below, looking up */
+        {200, 35, 1.2f, 90, 1.3f},  /* close: the near plane clips */
+        {45, 15, 40, 10, 0.3f},     /* far off through a long lens */
+    };
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    for (size_t i = 0; i < sizeof cams / sizeof cams[0]; i++) {
+        wg_render_opts o = wg_render_defaults;
+        o.width = 160, o.height = 120, o.cam = cams[i];
+        wg_image a = {0}, b = {0};
+        wg_render_stats ra, rb;
+        o.cull = 1;
+        CHECK(render_it(&f, &o, &a, &ra) == 0);
+        o.cull = 0;
+        CHECK(render_it(&f, &o, &b, &rb) == 0);
+        CHECK(a.rgb && b.rgb && memcmp(a.rgb, b.rgb, 160 * 120 * 3) == 0,
+              "camera %zu (elevation %g): --no-cull changed the picture", i,
+              cams[i].elevation);
+        /* Not vacuous: without the cull more triangles reached the
+         * samples, and the Z-buffer threw them away. */
+        CHECK(rb.drawn > ra.drawn, "camera %zu: %llu vs %llu drawn", i,
+              (unsigned long long)rb.drawn, (unsigned long long)ra.drawn);
+        wg_image_free(&a);
+        wg_image_free(&b);
+    }
+    wg_fields_free(&f);
+}
+
+/* Keys of a w x h sample target, all empty. */
+static uint64_t *render_target(wg_target *t, uint32_t w, uint32_t h)
+{
+    t->keys = malloc((size_t)w * h * sizeof *t->keys);
+    memset(t->keys, 0xff, (size_t)w * h * sizeof *t->keys);
+    t->w = w, t->h = h, t->y0 = 0, t->y1 = h;
+    return t->keys;
+}
+
+static wg_svert render_v(double x, double y)
+{
+    wg_svert v = {(int32_t)(x * (1 << WG_SUBPIXEL_BITS)),
+                  (int32_t)(y * (1 << WG_SUBPIXEL_BITS)), 1.0f};
+    return v;
+}
+
+WG_TEST(render_winding_front_faces_have_negative_area)
+{
+    /* Counter-clockwise as the camera sees it, on a screen whose y runs
+     * down: (0,0) -> (0,8) -> (8,0) is a front face; its reverse is a back
+     * face, culled, but drawn exactly the same without the cull. */
+    wg_target t;
+    render_target(&t, 16, 16);
+    wg_svert a = render_v(0, 0), b = render_v(0, 8), c = render_v(8, 0);
+    CHECK(wg_raster_triangle(&t, &a, &b, &c, 1, 1) == 1, "front face culled");
+    uint64_t *front = malloc(16 * 16 * sizeof *front);
+    memcpy(front, t.keys, 16 * 16 * sizeof *front);
+    memset(t.keys, 0xff, 16 * 16 * sizeof *t.keys);
+    CHECK(wg_raster_triangle(&t, &a, &c, &b, 1, 1) == 0, "back face drawn");
+    int empty = 1;
+    for (int i = 0; i < 256; i++)
+        empty &= t.keys[i] == WG_KEY_EMPTY;
+    CHECK(empty, "a culled triangle wrote samples");
+    CHECK(wg_raster_triangle(&t, &a, &c, &b, 1, 0) == 1);
+    int same = 1, covered = 0;
+    for (int i = 0; i < 256; i++) {
+        same &= wg_key_id(t.keys[i]) == wg_key_id(front[i]) &&
+                (t.keys[i] == WG_KEY_EMPTY) == (front[i] == WG_KEY_EMPTY);
+        covered += front[i] != WG_KEY_EMPTY;
+    }
+    CHECK(same, "the back face covers other samples than the front face");
+    /* Samples (i + 0.5, j + 0.5) with i + j + 1 < 8 inside, and on the
+     * diagonal edge exactly one side's: 28 + 8 of them halve the tie. */
+    CHECK(covered >= 28 && covered <= 36, "covered %d", covered);
+    /* A front face beats a back face at the same depth. */
+    CHECK(wg_key_make(0.5f, 0, 9) < wg_key_make(0.5f, 1, 1));
+    CHECK(wg_key_make(0.6f, 1, 9) < wg_key_make(0.5f, 0, 1), "nearer wins");
+    free(front);
+    free(t.keys);
+}
+
+WG_TEST(render_shared_edges_are_watertight)
+{
+    /* A quad cut along a diagonal with sub-sample vertices, at many
+     * offsets: every sample inside is covered, none by both halves. */
+    for (int k = 0; k < 64; k++) {
+        double ox = 0.3 + k * 0.137, oy = 0.7 + k * 0.071;
+        wg_svert a = render_v(ox, oy), b = render_v(ox + 9.3, oy + 1.1);
+        wg_svert c = render_v(ox + 1.7, oy + 8.9), d = render_v(ox + 11.1, oy + 10.3);
+        wg_target t1, t2;
+        render_target(&t1, 24, 24);
+        render_target(&t2, 24, 24);
+        wg_raster_triangle(&t1, &a, &c, &b, 1, 0);
+        wg_raster_triangle(&t2, &b, &c, &d, 2, 0);
+        wg_target both;
+        render_target(&both, 24, 24);
+        wg_raster_triangle(&both, &a, &c, &b, 1, 0);
+        wg_raster_triangle(&both, &b, &c, &d, 2, 0);
+        int twice = 0, once = 0, all = 0;
+        for (int i = 0; i < 24 * 24; i++) {
+            int in1 = t1.keys[i] != WG_KEY_EMPTY, in2 = t2.keys[i] != WG_KEY_EMPTY;
+            twice += in1 && in2;
+            once += in1 != in2;
+            all += both.keys[i] != WG_KEY_EMPTY;
+        }
+        CHECK(twice == 0, "offset %d: %d samples drawn by both halves", k, twice);
+        CHECK(once == all, "offset %d: %d covered once, %d in all", k, once, all);
+        CHECK(all > 60, "offset %d: only %d samples", k, all);
+        free(t1.keys);
+        free(t2.keys);
+        free(both.keys);
+    }
+}
+
+WG_TEST(render_materials_follow_percentiles)
+{
+    wg_height_stats st = {.p15 = 0.2f, .p50 = 0.5f, .p85 = 0.8f};
+    wg_palette p;
+    wg_palette_make(&p, &st, 0, 20);
+    CHECK(p.bound[0] == 0.2f && p.bound[1] == 0.5f && p.bound[2] == 0.8f);
+    /* Flat ground well inside each band has that band's colour. */
+    const float hs[4] = {0.05f, 0.35f, 0.65f, 0.97f};
+    for (int i = 0; i < 4; i++) {
+        wg_rgb c = wg_albedo(&p, hs[i], 1.0f);
+        CHECK(c.r == p.mat[i].r && c.g == p.mat[i].g && c.b == p.mat[i].b,
+              "h %.2f: (%g %g %g)", hs[i], c.r, c.g, c.b);
+    }
+    /* Sand, grass, forest, snow: yellowish, green, darker green, white. */
+    CHECK(p.mat[0].r > p.mat[0].b && p.mat[1].g > p.mat[1].r &&
+          p.mat[2].g > p.mat[2].r && p.mat[2].g < p.mat[1].g &&
+          p.mat[3].r > 0.7f && p.mat[3].b > 0.7f);
+    /* At a boundary, half of each: blended, not switched. */
+    wg_rgb mid = wg_albedo(&p, 0.5f, 1.0f);
+    CHECK(mid.g > p.mat[2].g && mid.g < p.mat[1].g, "no blend at p50");
+    float half = (p.mat[1].g + p.mat[2].g) / 2;
+    CHECK(mid.g > half - 1e-4f && mid.g < half + 1e-4f);
+    /* A cliff is rock at any height; a gentle slope is not. */
+    for (int i = 0; i < 4; i++) {
+        wg_rgb c = wg_albedo(&p, hs[i], 0.3f);
+        CHECK(c.r == p.rock.r && c.g == p.rock.g && c.b == p.rock.b,
+              "steep at h %.2f is not rock", hs[i]);
+    }
+    wg_rgb gentle = wg_albedo(&p, 0.97f, 0.95f);
+    CHECK(gentle.r == p.mat[3].r, "high flat ground is snow");
+    /* Moving the percentiles moves the materials: the same height is
+     * forest in one world and grass in a higher one. */
+    wg_height_stats high = {.p15 = 0.4f, .p50 = 0.7f, .p85 = 0.9f};
+    wg_palette q;
+    wg_palette_make(&q, &high, 0, 20);
+    wg_rgb c = wg_albedo(&q, 0.65f, 1.0f);
+    CHECK(c.g == q.mat[1].g, "0.65 is grass when p50 is 0.7");
+}
+
+WG_TEST(render_light_low_sun_and_sky_fill)
+{
+    wg_height_stats st = {.p15 = 0.2f, .p50 = 0.5f, .p85 = 0.8f};
+    wg_palette p;
+    wg_palette_make(&p, &st, 90, 20); /* the sun in the east, low */
+    wg_rgb grey = {0.5f, 0.5f, 0.5f};
+    const float up[3] = {0, 1, 0}, east[3] = {0.7071f, 0.7071f, 0};
+    const float west[3] = {-0.7071f, 0.7071f, 0};
+    wg_rgb flat = wg_light(&p, grey, up, 1.0f);
+    wg_rgb sunny = wg_light(&p, grey, east, 1.0f);
+    wg_rgb shade = wg_light(&p, grey, west, 1.0f);
+    /* A low sun: the slope facing it is far brighter than flat ground,
+     * and the one facing away gets only the sky's cool fill. */
+    CHECK(sunny.g > 1.5f * flat.g, "%g vs %g", sunny.g, flat.g);
+    CHECK(shade.g > 0.0f && shade.g < 0.3f * flat.g);
+    CHECK(shade.b > shade.r, "shadow is not blue: %g %g", shade.r, shade.b);
+    wg_rgb shadowed = wg_light(&p, grey, east, 0.0f);
+    CHECK(shadowed.r < 0.2f * sunny.r, "cast shadow does not darken");
+    /* The sky: deep overhead, pale at the horizon, bright at the sun. */
+    const float zen[3] = {0, 1, 0}, hor[3] = {0, 0.01f, -1};
+    wg_rgb z = wg_sky(&p, zen), h = wg_sky(&p, hor), s = wg_sky(&p, p.sun);
+    CHECK(h.r + h.g + h.b > z.r + z.g + z.b + 0.3f);
+    CHECK(z.b > z.r && s.r > h.r, "sky %g %g %g", z.b, z.r, s.r);
+}
+
+WG_TEST(render_shadow_sweep_behind_a_ridge)
+{
+    /* Flat ground with a wall one unit tall down the middle (x = 32 of 65,
+     * S = 6/64), the sun low in the east: the ground west of the wall is
+     * in shadow for 1/tan(20 deg) = 2.75 units (29 cells), east of it lit. */
+    uint32_t n = 65;
+    float *h = calloc(wg_cells(n), sizeof *h);
+    uint8_t *lit = malloc(wg_cells(n));
+    for (uint32_t y = 0; y < n; y++)
+        h[y * n + 32] = 1.0f;
+    wg_height_stats st = {.p15 = 0.0f, .p50 = 0.0f, .p85 = 0.0f};
+    wg_palette p;
+    for (int sweep = 0; sweep < 2; sweep++) {
+        /* Due east, and east by a little north (the sweep interpolates). */
+        wg_palette_make(&p, &st, sweep ? 80.0f : 90.0f, 20);
+        CHECK(wg_shadow_sweep(&p, h, n, lit) == 0);
+        uint32_t y = 40;
+        CHECK(lit[y * n + 40] == 255 && lit[y * n + 64] == 255, "east is lit");
+        CHECK(lit[y * n + 31] == 0 && lit[y * n + 20] == 0 && lit[y * n + 8] < 64,
+              "behind the wall: %d %d %d", lit[y * n + 31], lit[y * n + 20],
+              lit[y * n + 8]);
+        CHECK(lit[y * n + 0] > 192, "beyond the shadow: %d", lit[y * n]);
+    }
+    wg_palette_make(&p, &st, 90, -5); /* night */
+    CHECK(wg_shadow_sweep(&p, h, n, lit) == 0 && lit[100] == 0);
+    free(h);
+    free(lit);
+}
+
+WG_TEST(render_picture_is_a_landscape)
+{
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 200, o.height = 150;
+    wg_image img = {0};
+    wg_render_stats rs;
+    CHECK(render_it(&f, &o, &img, &rs) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    const uint8_t *px = img.rgb;
+    /* The top rows are sky: blue over red, and not black. */
+    for (uint32_t x = 0; x < img.w; x += 7) {
+        const uint8_t *q = px + x * 3;
+        CHECK(q[2] > q[0] && q[2] > 100, "(%u, 0) = %d %d %d", x, q[0], q[1], q[2]);
+    }
+    /* The sky changes toward the horizon: not one flat colour. */
+    const uint8_t *top = px + (100 * 3), *lower = px + (30 * img.w + 100) * 3;
+    CHECK(abs(top[0] - lower[0]) + abs(top[1] - lower[1]) + abs(top[2] - lower[2]) > 6,
+          "flat sky: %d %d %d / %d %d %d", top[0], top[1], top[2], lower[0],
+          lower[1], lower[2]);
+    /* The middle is ground, and it varies: light, shade, materials. */
+    double sum = 0, sum2 = 0;
+    int green = 0, n = 0;
+    for (uint32_t y = 55; y < 95; y++)
+        for (uint32_t x = 60; x < 140; x++) {
+            const uint8_t *q = px + (y * img.w + x) * 3;
+            double l = 0.3 * q[0] + 0.59 * q[1] + 0.11 * q[2];
+            sum += l, sum2 += l * l, n++;
+            green += q[1] > q[0] && q[1] > q[2];
+        }
+    double mean = sum / n, var = sum2 / n - mean * mean;
+    CHECK(var > 200.0, "the ground is flat: variance %g", var);
+    CHECK(green > n / 20, "no grass or forest: %d of %d", green, n);
+    CHECK(rs.drawn > 0 && rs.drawn < rs.triangles);
+    wg_image_free(&img);
+
+    /* Any number of threads makes the same picture. */
+    wg_image a = {0}, b = {0};
+    o.threads = 1;
+    CHECK(render_it(&f, &o, &a, &rs) == 0);
+    o.threads = 3;
+    CHECK(render_it(&f, &o, &b, &rs) == 0);
+    CHECK(a.rgb && b.rgb && memcmp(a.rgb, b.rgb, (size_t)200 * 150 * 3) == 0);
+    wg_image_free(&a);
+    wg_image_free(&b);
+    wg_fields_free(&f);
+}
+
+/* Read an 8-bit RGB PNG and its tEXt chunks ("key=text\n" each). */
+static uint8_t *render_read_png(const char *path, uint32_t *w, uint32_t *h,
+                                char *text, size_t text_len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(p);
+    uint8_t *volatile px = NULL;
+    if (setjmp(png_jmpbuf(p))) {
+        free(px);
+        png_destroy_read_struct(&p, &info, NULL);
+        fclose(fp);
+        return NULL;
+    }
+    png_init_io(p, fp);
+    png_read_info(p, info);
+    *w = png_get_image_width(p, info);
+    *h = png_get_image_height(p, info);
+    if (png_get_bit_depth(p, info) != 8 ||
+        png_get_color_type(p, info) != PNG_COLOR_TYPE_RGB)
+        png_error(p, "not 8-bit RGB");
+    px = malloc((size_t)*w * *h * 3);
+    for (uint32_t y = 0; y < *h; y++)
+        png_read_row(p, px + (size_t)y * *w * 3, NULL);
+    png_read_end(p, info);
+    png_textp t;
+    int nt = 0;
+    text[0] = '\0';
+    png_get_text(p, info, &t, &nt);
+    for (int i = 0; i < nt; i++) {
+        size_t used = strlen(text);
+        snprintf(text + used, text_len - used, "%s=%s\n", t[i].key, t[i].text);
+    }
+    png_destroy_read_struct(&p, &info, NULL);
+    fclose(fp);
+    return px;
+}
+
+WG_TEST(render_png_records_its_parameters)
+{
+    char path[300], text[2048];
+    snprintf(path, sizeof path, "%s/pic.png", wg_tmpdir());
+    const char *argv[] = {"--size", "48", "--seed", "99", "--erosion", "3",
+                          "--out", path, "--width", "120", "--height", "90",
+                          "--aa", "3", "--azimuth", "12.5", "--sun-elevation",
+                          "33", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "%s", c.err);
+    /* The table's render block. */
+    CHECK(strstr(c.out, "render  120x90 pixels, 3x3 samples") &&
+          strstr(c.out, "rasterise") && strstr(c.out, "shade") &&
+          strstr(c.out, "png"), "%s", c.out);
+    wg_cli_free(&c);
+    uint32_t w = 0, h = 0;
+    uint8_t *px = render_read_png(path, &w, &h, text, sizeof text);
+    CHECK(px && w == 120 && h == 90, "%ux%u", w, h);
+    CHECK(strstr(text, "Software=worldgen "), "%s", text);
+    static const char *const want[] = {
+        "--size 48", "--seed 99", "--octaves 6", "--erosion 3", "--width 120",
+        "--height 90", "--aa 3", "--azimuth 12.5", "--elevation 25",
+        "--distance 9.5", "--fov 45", "--look 0.2", "--sun-azimuth 290",
+        "--sun-elevation 33"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(strstr(text, want[i]), "no '%s' in %s", want[i], text);
+    free(px);
+}
+
+WG_TEST(render_out_dash_is_standard_output)
+{
+    const char *argv[] = {"--size", "32", "--out", "-", "--width", "64",
+                          "--height", "48", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "%s", c.err);
+    CHECK(c.out_len > 8 && memcmp(c.out, "\x89PNG\r\n\x1a\n", 8) == 0,
+          "stdout is not a PNG");
+    /* The tables moved to stderr, out of the picture's way. */
+    CHECK(strstr(c.err, "rasterise") && strstr(c.err, "(standard output)"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(render_default_run_writes_world_png)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p def none && cd def && %s/worldgen --size 24 -q && "
+             "ls && cd ../none && %s/worldgen --size 24 -q --no-image && ls",
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strcmp(c.out, "world.png\n") == 0,
+          "status %d, files: '%s' %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    char path[300], text[1024];
+    snprintf(path, sizeof path, "%s/def/world.png", wg_tmpdir());
+    uint32_t w = 0, h = 0;
+    uint8_t *px = render_read_png(path, &w, &h, text, sizeof text);
+    CHECK(px && w == 800 && h == 600, "%ux%u", w, h);
+    free(px);
+}
+
+WG_TEST(render_unwritable_out_fails_and_leaves_nothing)
+{
+    const char *argv[] = {"--size", "24", "-q", "--out", "/nonexistent/x.png", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 1, "status %d", c.status);
+    CHECK(strstr(c.err, "--out: cannot write '/nonexistent/x.png'"), "%s", c.err);
+    wg_cli_free(&c);
+
+    /* A full disk: the write fails after the file was opened. */
+    const char *full[] = {"--size", "24", "-q", "--out", "/dev/full", NULL};
+    c = wg_cli_run(full);
+    CHECK(c.status == 1 && strstr(c.err, "--out: cannot write '/dev/full'"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+
+    /* A folder in the way of the file's name: nothing left in its folder. */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p un/x.png && %s/worldgen --size 24 -q "
+             "--out un/x.png; echo \"status $?\"; ls -A un/x.png; ls -A un",
+             wg_tmpdir(), wg_srcdir());
+    c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "status 1\nx.png\n") && !strstr(c.out, "tmp"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(render_bad_values_are_usage_errors)
+{
+    static const struct {
+        const char *opt, *val, *msg;
+    } cases[] = {
+        {"--width", "15", "--width: '15' is out of range (valid: 16..16384)"},
+        {"--width", "abc", "--width: 'abc' is not a whole number"},
+        {"--height", "16385", "--height: '16385' is out of range (valid: 16..16384)"},
+        {"--aa", "0", "--aa: '0' is out of range (valid: 1..4)"},
+        {"--aa", "5", "--aa: '5' is out of range (valid: 1..4)"},
+        {"--azimuth", "nan", "--azimuth: 'nan' is not a number (valid: -360..360)"},
+        {"--azimuth", "inf", "--azimuth: 'inf' is not a number (valid: -360..360)"},
+        {"--azimuth", "", "--azimuth: '' is not a number (valid: -360..360)"},
+        {"--azimuth", "12deg", "--azimuth: '12deg' is not a number"},
+        {"--azimuth", " 12", "--azimuth: ' 12' is not a number"},
+        {"--azimuth", "361", "--azimuth: '361' is out of range (valid: -360..360)"},
+        {"--elevation", "90", "--elevation: '90' is out of range (valid: -89..89)"},
+        {"--elevation", "-89.5", "--elevation: '-89.5' is out of range (valid: -89..89)"},
+        {"--distance", "0", "--distance: '0' is out of range (valid: 0.1..1000)"},
+        {"--distance", "1e999", "--distance: '1e999' is not a number"},
+        {"--fov", "0.5", "--fov: '0.5' is out of range (valid: 1..150)"},
+        {"--fov", "151", "--fov: '151' is out of range (valid: 1..150)"},
+        {"--look", "-11", "--look: '-11' is out of range (valid: -10..10)"},
+        {"--sun-azimuth", "x", "--sun-azimuth: 'x' is not a number (valid: -360..360)"},
+        {"--sun-elevation", "91", "--sun-elevation: '91' is out of range (valid: -90..90)"},
+        {"--out", "", "--out: '' is not a file name"},
+        {"--obj", "-", "--obj: '-' is not supported"},
+        {"--obj", "", "--obj: '' is not a file name"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[] = {cases[i].opt, cases[i].val, NULL};
+        wg_cli c = wg_cli_run(argv);
+        CHECK(c.status == 2 && strstr(c.err, cases[i].msg), "%s '%s': %d %s",
+              cases[i].opt, cases[i].val, c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* Options that cannot go together. */
+    static const char *const pairs[][7] = {
+        {"--out", "-", "--heightmap", "-", "--heightmap-format", "pfm",
+         "--out - and --heightmap - both want standard output"},
+        {"--out", "-", "--json", "-", NULL, NULL,
+         "--out - and --json - both want standard output"},
+        {"--out", "a.png", "--heightmap", "a.png", NULL, NULL,
+         "--out 'a.png' and --heightmap 'a.png' are the same file"},
+        {"--no-image", "--out", "a.png", NULL, NULL, NULL,
+         "--no-image and --out 'a.png': choose one"},
+        {"--no-image", "--show", NULL, NULL, NULL, NULL,
+         "--show needs the picture"},
+        {"--obj", "w.obj", "--out", "w_albedo.png", NULL, NULL,
+         "--obj 'w.obj' writes 'w_albedo.png', which --out writes too"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *argv[7] = {0};
+        int n = 0;
+        while (n < 6 && pairs[i][n])
+            argv[n] = pairs[i][n], n++;
+        const char *msg = pairs[i][6];
+        wg_cli c = wg_cli_run(argv);
+        CHECK(c.status == 2 && strstr(c.err, msg), "%s: %d %s", msg, c.status,
+              c.err);
+        wg_cli_free(&c);
+    }
+    /* In range, odd forms are fine. */
+    char path[300];
+    snprintf(path, sizeof path, "%s/ok.png", wg_tmpdir());
+    const char *ok[] = {"--size", "16", "-q", "--out", path, "--width", "16",
+                        "--height", "16", "--azimuth", "-359.5", "--elevation",
+                        "-89", "--sun-elevation", "+1e1", "--fov", "150", NULL};
+    wg_cli c = wg_cli_run(ok);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+}
