@@ -113,8 +113,10 @@ $(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile | $(SPV_INC)
 tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
+# Under SAN=1, LeakSanitizer skips what the libraries keep (tests/lsan.supp).
+SAN_ENV := $(if $(filter 1,$(SAN)),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0)
 test: worldgen tests/run
-	./tests/run
+	$(SAN_ENV) ./tests/run
 
 run: worldgen
 	./worldgen --histogram
