@@ -81,3 +81,77 @@ WG_TEST(hostile_both_outputs_on_stdout_conflict)
     CHECK(c.status == 2 && strstr(c.err, "both want standard output"), "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* Every numeric option against every kind of hostile value: each must be
+ * refused with status 2, nothing on stdout, and a message that names the
+ * option, quotes the value and gives the valid range. */
+WG_TEST(hostile_every_numeric_option_every_bad_value)
+{
+    static const char *const options[] = {
+        "size", "seed", "octaves", "erosion", "threads", "width", "height",
+        "aa", "azimuth", "elevation", "distance", "fov", "look",
+        "sun-azimuth", "sun-elevation",
+    };
+    /* One of each kind: empty, junk after digits, spaces, NaN and
+     * infinities, overflow both ways, a bare prefix, a locale comma, a
+     * doubled sign, a bare exponent. */
+    static const char *const values[] = {
+        "",      "12abc", " 5",    "5 ",   "nan",  "-nan",
+        "inf",   "-inf",  "1e999", "-99999999999999999999999999999",
+        "18446744073709551616",    "0x",   "1,5",  "++1",  "1e",   "5%",
+    };
+    int bad = 0;
+    for (size_t o = 0; o < sizeof options / sizeof options[0]; o++)
+        for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+            char opt[40], want[160];
+            snprintf(opt, sizeof opt, "--%s", options[o]);
+            snprintf(want, sizeof want, "--%s: '%s' is ", options[o], values[v]);
+            const char *argv[] = {opt, values[v], "--no-image", NULL};
+            wg_cli c = wg_cli_run(argv);
+            if (c.status != 2 || c.out_len != 0 || !strstr(c.err, want) ||
+                !strstr(c.err, "(valid: ")) {
+                CHECK(0, "worldgen %s '%s': status %d, stderr: %s", opt, values[v],
+                      c.status, c.err);
+                bad++;
+            }
+            wg_cli_free(&c);
+            if (bad > 5)
+                return; /* enough to see the pattern */
+        }
+}
+
+/* Values at and just past each end of every range. */
+WG_TEST(hostile_range_edges)
+{
+    static const struct {
+        const char *opt, *ok_lo, *ok_hi, *bad_lo, *bad_hi;
+    } edges[] = {
+        {"--size", "2", "64", "1", "65537"},
+        {"--octaves", "1", "16", "0", "17"},
+        {"--erosion", "0", "3", "-1", "10001"},
+        {"--threads", "1", "1024", "0", "1025"},
+        {"--width", "16", "64", "15", "16385"},
+        {"--height", "16", "64", "15", "16385"},
+        {"--aa", "1", "4", "0", "5"},
+        {"--elevation", "-89", "89", "-89.5", "89.001"},
+        {"--fov", "1", "150", "0.999", "150.5"},
+        {"--distance", "0.1", "1000", "0.09", "1000.1"},
+        {"--sun-elevation", "-90", "90", "-90.01", "90.01"},
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        const char *vals[4] = {edges[i].ok_lo, edges[i].ok_hi, edges[i].bad_lo,
+                               edges[i].bad_hi};
+        for (int k = 0; k < 4; k++) {
+            const char *argv[] = {"--size", "16", "-q", "--no-image", edges[i].opt,
+                                  vals[k], NULL};
+            wg_cli c = wg_cli_run(argv);
+            int want = k < 2 ? 0 : 2;
+            CHECK(c.status == want, "%s %s: status %d, want %d: %s", edges[i].opt,
+                  vals[k], c.status, want, c.err);
+            if (want == 2)
+                CHECK(strstr(c.err, "(valid: "), "%s %s: %s", edges[i].opt,
+                      vals[k], c.err);
+            wg_cli_free(&c);
+        }
+    }
+}
