@@ -91,6 +91,9 @@ $(B)/backends/%.o: backends/%.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) -c -o $@ $<
 
+# vulkan.c embeds the compiled shaders: rebuild it when one changes.
+$(B)/backends/vulkan.o: $(SPV_INC)
+
 $(B)/backends/openmp.o: backends/openmp.c Makefile | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) $(OPENMP) -c -o $@ $<

@@ -21,36 +21,68 @@
  * ends with copies into host-visible staging buffers.  WORLDGEN_VK_STAGING=1
  * forces the staging path (the tests use it).
  *
- * Measurements, lavapipe (Mesa 22.3.6, LLVM 15, 256-bit) on the 2-core CI
- * VM, --size 2048 --octaves 6 --erosion 12, seconds, the least of 8 to 24
- * runs (the VM is noisy: single runs vary by up to 50 %):
+ * Erosion: on a CPU device (lavapipe) VULKAN_K passes per dispatch,
+ * blocked in registers, and one dispatch for the remaining passes; on a
+ * GPU one pass per dispatch.  WORLDGEN_VK_EROSION=single or blocked forces
+ * either (the tests run both).  The heights are read through r32f texel
+ * views where the world fits maxTexelBufferElements, else as a buffer.
  *
- *   backend      terrain  erosion  normals  stages  readback  setup
- *   scalar        0.231    0.116    0.016    0.364      -      0.25
- *   openmp        0.026    0.017    0.003    0.045      -      0.26
- *   vulkan        0.106    0.185    0.023    0.317    0.005    0.46
- *   (staged)      0.119    0.207    0.024    0.364    0.010    0.66
+ * Measurements, lavapipe (Mesa 22.3.6, LLVM 15, 256-bit: 8 lanes) on the
+ * 2-core CI VM, --size 2048 --octaves 6 --erosion 12, seconds, the least of
+ * 9 interleaved runs (the VM is shared and noisy: medians ran up to 2x the
+ * least while other jobs ran):
  *
- * On lavapipe this backend runs at the scalar backend's speed, 7x behind
- * OpenMP: lavapipe turns each storage-buffer access into a loop over the 8
- * SIMD lanes with a bounds check per lane, so the loads, not the arithmetic,
- * are the cost (an erosion pass that only sums its loads costs 90 % of a
- * real one).  Tried, at 2048:
- * - erosion, one cell per invocation: 0.44 s; 4, 8, 16 cells down a column
- *   sliding a 3x3 window (3 loads per cell instead of 9): 0.24, 0.19,
- *   0.18 s.  8 kept (still 2^19 invocations per pass at 2048 for a GPU).
- * - workgroups 8x8, 16x16, 32x8, 64x4: 0.32 to 0.34 s, the same within the
- *   noise.  16x16 kept, the usual GPU choice.
- * - the lattice as a uniform texel buffer (texelFetch): terrain 7 % faster;
- *   erosion with 4 cells and vec4 loads per invocation: no faster.  Not
- *   worth a second kind of descriptor or a padded row layout.
- * - readback mapped 5 ms, staged 10 ms (and 0.2 s more setup for the
- *   staging buffers' pages).
+ *   backend          terrain  erosion  normals  stages
+ *   openmp            0.022    0.016    0.003    0.040
+ *   vulkan, before    0.109    0.198    0.022    0.329
+ *   vulkan, now       0.081    0.112    0.023    0.215   (5.3x openmp)
+ *   at 512 (medians of 15): openmp 0.0016/0.0013/0.0001, vulkan before
+ *   0.0123/0.0145/0.0028, now 0.0107/0.0101/0.0030.
+ *
+ * Readback 5 ms mapped, 10 ms staged (and 0.2 s more setup for the staging
+ * buffers' pages).  The target of 2x openmp is not met.  What costs, and
+ * what was tried:
+ * - lavapipe 22.3 turns every storage-buffer (and shared-memory) access
+ *   into a loop over the 8 lanes with a branch and a bounds check per
+ *   lane; texel fetches are gathered with plain loads and no branches.
+ *   robustBufferAccess is not enabled (vulkan_create_device asks for no
+ *   features), and changes nothing here: the per-lane checks stay.  An
+ *   erosion pass that only copies src to dst (one load, one store per
+ *   cell) costs 0.06 to 0.09 s for 12 passes, against OpenMP's 0.016 for
+ *   the whole stage: this device cannot reach 2x with per-cell loads and
+ *   stores, and the ALU per cell (8 exchanges, masked) is also 6x OpenMP's
+ *   (8 lanes against AVX-512's 16, plus lavapipe's exec masks).
+ * - terrain: the lattice as quads (texel (ix, iy) holds the four corners
+ *   a, b, c, d, an rgba32f uniform texel buffer made on the host from the
+ *   same lattice): one gather per octave instead of four lane loops,
+ *   0.106 -> 0.077 to 0.081 s.  (A single r32f texel buffer was +7 %.)
+ * - erosion, one pass per dispatch (the GPU kernel): 1, 4, 8, 16 cells
+ *   down a column sliding a 3x3 window: 0.44, 0.24, 0.19, 0.18 s; 8 kept;
+ *   reading src as r32f texels: 0.185 -> 0.17 s.
+ * - erosion, temporally blocked (erosion.comp, PASSES > 0, the default on
+ *   a CPU device): each invocation keeps K passes' last three rows of a
+ *   strip W wide (+K each side) in registers, so a pass costs
+ *   (W+2K)/(W*K) loads and 1/K stores per cell.  Least of 8 at 2048:
+ *   W=8 K=4 0.124, W=4 K=4 0.115, W=8 K=2 0.132, single pass 0.173 s.
+ *   More passes or columns run out of vector registers: every loop
+ *   variable is written under lavapipe's exec mask (a select on its old
+ *   value), so all three rows of every pass stay live.  Shared memory
+ *   (the usual GPU tiling) would not help here: lavapipe loops over the
+ *   lanes for shared loads too.
+ * - glslc -O's loop unroller drops 'precise' from the copies it makes and
+ *   then fuses them into Fma (heights off by 1 ulp): erosion.comp writes
+ *   its unrolled loops out with the preprocessor instead of [[unroll]].
+ * - workgroups 8x8, 16x16, 32x8, 64x4 for terrain and normals: the same
+ *   within the noise; 16x16 kept.  LP_NATIVE_VECTOR_WIDTH=512 (16 lanes)
+ *   changed nothing measurable.
  * - first touch: lavapipe's memory is fresh host memory and a page fault
  *   costs about 15 us on this VM (0.25 s per 64 MiB).  Untouched, normals
  *   took 0.11 s and the readback 0.2 s; open() now touches every mapped
  *   buffer and the host fields, as the OpenMP backend does, so that cost
  *   shows as setup.
+ * Left to try: each pair's exchange computed once for both cells (exact:
+ * e(b, a) = -e(a, b) in binary32), about 40 % less erosion ALU; terrain's
+ * octave loop unrolled with the octave table as specialisation constants.
  * Timestamps: lavapipe's queue has timestampValidBits 64 and a
  * timestampPeriod of 1 ns; their span agrees with the host's submit-to-fence
  * time within 0.3 ms. */
@@ -94,6 +126,10 @@ typedef struct vulkan_params {
 _Static_assert(sizeof(vulkan_params) == 48 + 32 * WG_MAX_OCTAVES,
                "vulkan_params must match the shaders' std140 block");
 
+/* The blocked erosion kernel's shape (erosion.comp: W, K, H): each
+ * invocation makes W columns and H rows of up to K passes. */
+enum { VULKAN_W = 4, VULKAN_K = 4, VULKAN_H = 128 };
+
 /* Descriptor bindings, shared by the three shaders (each declares the ones
  * it uses): one set layout, one pipeline layout, two sets for ping-pong. */
 enum {
@@ -104,6 +140,7 @@ enum {
     VULKAN_B_NX,
     VULKAN_B_NY,
     VULKAN_B_NZ,
+    VULKAN_B_SRC_TEXELS, /* uniform texel buffer, r32f: the heights read */
     VULKAN_BINDINGS
 };
 
@@ -131,6 +168,8 @@ typedef struct vulkan_ctx {
     uint32_t wg_x, wg_y; /* workgroup size (specialisation constants) */
     uint32_t rows;       /* cells down a column per erosion invocation */
     int staged;          /* results go through host-visible staging buffers */
+    int blocked;         /* erosion runs VULKAN_K passes per dispatch */
+    int texels;          /* erosion reads the heights as texels */
 
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
@@ -149,11 +188,13 @@ typedef struct vulkan_ctx {
     vulkan_buf upload;   /* staged: params and lattice on their way in */
     vulkan_buf rb[4];    /* staged: height, nx, ny, nz on their way out */
 
+    VkBufferView lat_view, height_view[2];
     VkDescriptorSetLayout set_layout;
     VkDescriptorPool pool;
     VkDescriptorSet set[2]; /* [0]: A -> B, [1]: B -> A */
     VkPipelineLayout pipe_layout;
     VkPipeline terrain, erosion, normals;
+    VkPipeline erosion_k, erosion_rest; /* blocked: K passes, passes % K */
 
     VkCommandPool cmd_pool;
     VkCommandBuffer cmd;
@@ -604,6 +645,18 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
         v->wg_x = v->wg_y = 8;
     v->rows = 8;
 
+    /* Erosion: on a CPU device (lavapipe) K passes per dispatch, blocked in
+     * registers; a GPU gets one pass per dispatch.  WORLDGEN_VK_EROSION=
+     * single or blocked overrides (the tests run both).  The heights are
+     * read as texels where the world fits a texel buffer. */
+    const char *ero = getenv("WORLDGEN_VK_EROSION");
+    v->blocked = v->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    if (ero && strcmp(ero, "single") == 0)
+        v->blocked = 0;
+    else if (ero && strcmp(ero, "blocked") == 0)
+        v->blocked = 1;
+    v->texels = wg_cells(n) <= lim->maxTexelBufferElements;
+
     /* Where the device's own memory is host-visible and cached (lavapipe,
      * most integrated GPUs), the shaders write straight into memory the
      * host reads; otherwise (a discrete GPU) they write device-local
@@ -798,6 +851,22 @@ static void vulkan_fill_params(const wg_consts *c, vulkan_params *p)
     }
 }
 
+/* The lattice as quads: texel (ix, iy) holds cell(ix, iy), cell(ix + 1,
+ * iy), cell(ix, iy + 1), cell(ix + 1, iy + 1), the four corners one octave
+ * of one cell reads, so that the shader fetches them as one vec4. */
+static void vulkan_fill_quads(const float *lat, float *quad)
+{
+    const uint32_t r = WG_LATTICE_R, m = WG_LATTICE_R - 1;
+    for (uint32_t iy = 0; iy < r; iy++)
+        for (uint32_t ix = 0; ix < r; ix++) {
+            float *q = quad + 4 * ((size_t)iy * r + ix);
+            q[0] = lat[iy * r + ix];
+            q[1] = lat[iy * r + ((ix + 1) & m)];
+            q[2] = lat[((iy + 1) & m) * r + ix];
+            q[3] = lat[((iy + 1) & m) * r + ((ix + 1) & m)];
+        }
+}
+
 /* The fields, the params and the lattice, and (staged) the staging buffers;
  * the inputs are written into whichever of them the host can map. */
 static int vulkan_create_buffers(vulkan_ctx *v, char *err)
@@ -811,7 +880,7 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
     const VkBufferUsageFlags xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     VkDeviceSize field = wg_cells(v->job->world.size) * sizeof(float);
-    VkDeviceSize lat = (VkDeviceSize)WG_LATTICE_R * WG_LATTICE_R *
+    VkDeviceSize lat = (VkDeviceSize)WG_LATTICE_R * WG_LATTICE_R * 4 *
                        sizeof(float);
     /* Staged: everything the shaders touch is device-local (else any
      * memory).  Mapped: it also lives where the host reads and writes it
@@ -824,17 +893,23 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
                           VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | xfer, in,
                           other, err) ||
         vulkan_create_buf(v, &v->lattice, lat,
-                          VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | xfer, in,
+                          VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, in,
                           other, err))
         return -1;
     for (int f = 0; f < VULKAN_FIELDS; f++)
         if (vulkan_create_buf(v, &v->field[f], field,
-                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | xfer, out,
+                              VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                  VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                  xfer, out,
                               other, err))
             return -1;
 
     vulkan_params params;
     vulkan_fill_params(&v->job->consts, &params);
+    float *quad = malloc(lat);
+    if (!quad)
+        return wg_fail(err, "vulkan: out of memory");
+    vulkan_fill_quads(v->job->lattice, quad);
     if (v->staged) {
         /* params at 0, the lattice after it; the copies are the first
          * commands of the command buffer. */
@@ -850,13 +925,17 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
         if (!v->upload.map)
             return wg_fail(err, "vulkan: the upload buffer is not mapped");
         memcpy(v->upload.map, &params, sizeof params);
-        memcpy((char *)v->upload.map + sizeof params, v->job->lattice, lat);
+        memcpy((char *)v->upload.map + sizeof params, quad, lat);
+        free(quad);
         return vulkan_flush(v, &v->upload, err);
     }
-    if (!v->params.map || !v->lattice.map)
+    if (!v->params.map || !v->lattice.map) {
+        free(quad);
         return wg_fail(err, "vulkan: the input buffers are not mapped");
+    }
     memcpy(v->params.map, &params, sizeof params);
-    memcpy(v->lattice.map, v->job->lattice, lat);
+    memcpy(v->lattice.map, quad, lat);
+    free(quad);
     if (vulkan_flush(v, &v->params, err) || vulkan_flush(v, &v->lattice, err))
         return -1;
     return 0;
@@ -864,15 +943,59 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
 
 /* ------------------------------------------------------------- descriptors */
 
+static VkDescriptorType vulkan_binding_type(uint32_t b)
+{
+    switch (b) {
+    case VULKAN_B_PARAMS:
+        return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    case VULKAN_B_LATTICE:
+    case VULKAN_B_SRC_TEXELS:
+        return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    default:
+        return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    }
+}
+
+static int vulkan_create_view(vulkan_ctx *v, const vulkan_buf *b,
+                              VkFormat format, VkDeviceSize range,
+                              VkBufferView *view, char *err)
+{
+    VkBufferViewCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+        .buffer = b->buf,
+        .format = format,
+        .offset = 0,
+        .range = range,
+    };
+    VK_CHECK(vkCreateBufferView(v->device, &info, NULL, view));
+    return 0;
+fail:
+    return -1;
+}
+
 static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
 {
+    /* Texel views: the lattice quads (one rgba32f texel each) and the two
+     * heights (r32f), as far as maxTexelBufferElements reaches. */
+    VkDeviceSize cells = wg_cells(v->job->world.size),
+                 max_texels = v->props.limits.maxTexelBufferElements;
+    if (cells > max_texels)
+        cells = max_texels;
+    if (vulkan_create_view(v, &v->lattice, VK_FORMAT_R32G32B32A32_SFLOAT,
+                           VK_WHOLE_SIZE, &v->lat_view, err) ||
+        vulkan_create_view(v, &v->field[VULKAN_F_HEIGHT_A],
+                           VK_FORMAT_R32_SFLOAT, cells * sizeof(float),
+                           &v->height_view[0], err) ||
+        vulkan_create_view(v, &v->field[VULKAN_F_HEIGHT_B],
+                           VK_FORMAT_R32_SFLOAT, cells * sizeof(float),
+                           &v->height_view[1], err))
+        return -1;
+
     VkDescriptorSetLayoutBinding bind[VULKAN_BINDINGS];
     for (uint32_t b = 0; b < VULKAN_BINDINGS; b++)
         bind[b] = (VkDescriptorSetLayoutBinding){
             .binding = b,
-            .descriptorType = b == VULKAN_B_PARAMS
-                                  ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
-                                  : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorType = vulkan_binding_type(b),
             .descriptorCount = 1,
             .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         };
@@ -886,12 +1009,13 @@ static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
 
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * (VULKAN_BINDINGS - 1)},
+        {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * 2},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * (VULKAN_BINDINGS - 3)},
     };
     VkDescriptorPoolCreateInfo pool = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = 2,
-        .poolSizeCount = 2,
+        .poolSizeCount = 3,
         .pPoolSizes = sizes,
     };
     VK_CHECK(vkCreateDescriptorPool(v->device, &pool, NULL, &v->pool));
@@ -915,6 +1039,11 @@ static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
             [VULKAN_B_NX] = &v->field[VULKAN_F_NX],
             [VULKAN_B_NY] = &v->field[VULKAN_F_NY],
             [VULKAN_B_NZ] = &v->field[VULKAN_F_NZ],
+            [VULKAN_B_SRC_TEXELS] = &v->field[VULKAN_F_HEIGHT_A + s],
+        };
+        const VkBufferView *view[VULKAN_BINDINGS] = {
+            [VULKAN_B_LATTICE] = &v->lat_view,
+            [VULKAN_B_SRC_TEXELS] = &v->height_view[s],
         };
         VkDescriptorBufferInfo info[VULKAN_BINDINGS];
         VkWriteDescriptorSet write[VULKAN_BINDINGS];
@@ -930,7 +1059,8 @@ static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
                 .dstBinding = b,
                 .descriptorCount = 1,
                 .descriptorType = bind[b].descriptorType,
-                .pBufferInfo = &info[b],
+                .pBufferInfo = view[b] ? NULL : &info[b],
+                .pTexelBufferView = view[b],
             };
         }
         vkUpdateDescriptorSets(v->device, VULKAN_BINDINGS, write, 0, NULL);
@@ -943,7 +1073,9 @@ fail:
 /* --------------------------------------------------------------- pipelines */
 
 static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
-                                  size_t size, VkPipeline *pipe, char *err)
+                                  size_t size, uint32_t wg_x, uint32_t wg_y,
+                                  uint32_t passes, VkPipeline *pipe,
+                                  char *err)
 {
     VkShaderModule module = VK_NULL_HANDLE;
     VkShaderModuleCreateInfo mod = {
@@ -954,15 +1086,19 @@ static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
     VK_CHECK(vkCreateShaderModule(v->device, &mod, NULL, &module));
 
     /* The workgroup size (local_size_x_id = 0, local_size_y_id = 1) and
-     * the erosion's rows per invocation (constant_id = 2). */
-    const uint32_t consts[3] = {v->wg_x, v->wg_y, v->rows};
-    const VkSpecializationMapEntry entries[3] = {
+     * the erosion's rows per invocation (constant_id = 2), passes per
+     * dispatch (3) and texel reads (4, a VkBool32). */
+    const uint32_t consts[5] = {wg_x, wg_y, v->rows, passes,
+                                v->texels ? VK_TRUE : VK_FALSE};
+    const VkSpecializationMapEntry entries[5] = {
         {.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
         {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)},
         {.constantID = 2, .offset = 8, .size = sizeof(uint32_t)},
+        {.constantID = 3, .offset = 12, .size = sizeof(uint32_t)},
+        {.constantID = 4, .offset = 16, .size = sizeof(uint32_t)},
     };
     VkSpecializationInfo spec = {
-        .mapEntryCount = 3,
+        .mapEntryCount = 5,
         .pMapEntries = entries,
         .dataSize = sizeof consts,
         .pData = consts,
@@ -997,12 +1133,30 @@ static int vulkan_create_pipelines(vulkan_ctx *v, char *err)
     };
     VK_CHECK(vkCreatePipelineLayout(v->device, &layout, NULL,
                                     &v->pipe_layout));
+    uint32_t passes = v->job->world.passes, rest = passes % VULKAN_K;
     if (vulkan_create_pipeline(v, vulkan_terrain_spv,
-                               sizeof vulkan_terrain_spv, &v->terrain, err) ||
-        vulkan_create_pipeline(v, vulkan_erosion_spv,
-                               sizeof vulkan_erosion_spv, &v->erosion, err) ||
+                               sizeof vulkan_terrain_spv, v->wg_x, v->wg_y,
+                               0, &v->terrain, err) ||
         vulkan_create_pipeline(v, vulkan_normals_spv,
-                               sizeof vulkan_normals_spv, &v->normals, err))
+                               sizeof vulkan_normals_spv, v->wg_x, v->wg_y,
+                               0, &v->normals, err))
+        return -1;
+    /* Only the erosion pipelines this world runs: each costs a JIT. */
+    if (!v->blocked && passes > 0 &&
+        vulkan_create_pipeline(v, vulkan_erosion_spv,
+                               sizeof vulkan_erosion_spv, v->wg_x, v->wg_y,
+                               0, &v->erosion, err))
+        return -1;
+    /* Blocked: a row of 8 invocations (one SIMD vector on lavapipe). */
+    if (v->blocked && passes >= VULKAN_K &&
+        vulkan_create_pipeline(v, vulkan_erosion_spv,
+                               sizeof vulkan_erosion_spv, 8, 1, VULKAN_K,
+                               &v->erosion_k, err))
+        return -1;
+    if (v->blocked && rest > 0 &&
+        vulkan_create_pipeline(v, vulkan_erosion_spv,
+                               sizeof vulkan_erosion_spv, 8, 1, rest,
+                               &v->erosion_rest, err))
         return -1;
     return 0;
 fail:
@@ -1063,6 +1217,10 @@ static void vulkan_close(void *ctx)
             vkDestroyCommandPool(v->device, v->cmd_pool, NULL);
         if (v->normals)
             vkDestroyPipeline(v->device, v->normals, NULL);
+        if (v->erosion_rest)
+            vkDestroyPipeline(v->device, v->erosion_rest, NULL);
+        if (v->erosion_k)
+            vkDestroyPipeline(v->device, v->erosion_k, NULL);
         if (v->erosion)
             vkDestroyPipeline(v->device, v->erosion, NULL);
         if (v->terrain)
@@ -1073,6 +1231,11 @@ static void vulkan_close(void *ctx)
             vkDestroyDescriptorPool(v->device, v->pool, NULL);
         if (v->set_layout)
             vkDestroyDescriptorSetLayout(v->device, v->set_layout, NULL);
+        for (int i = 1; i >= 0; i--)
+            if (v->height_view[i])
+                vkDestroyBufferView(v->device, v->height_view[i], NULL);
+        if (v->lat_view)
+            vkDestroyBufferView(v->device, v->lat_view, NULL);
         for (int i = 3; i >= 0; i--)
             vulkan_destroy_buf(v, &v->rb[i]);
         vulkan_destroy_buf(v, &v->upload);
@@ -1175,24 +1338,36 @@ static void vulkan_timestamp(vulkan_ctx *v, uint32_t which)
                             v->queries, which);
 }
 
-/* Run 'pipe' over the grid, each invocation 'rows' cells down a column. */
+/* Run 'pipe' (workgroups of wg_x by wg_y) over the grid, each invocation
+ * 'cols' cells across and 'rows' cells down. */
 static void vulkan_dispatch(vulkan_ctx *v, VkPipeline pipe, int set,
+                            uint32_t wg_x, uint32_t wg_y, uint32_t cols,
                             uint32_t rows)
 {
-    uint32_t n = v->job->world.size, h = (n + rows - 1) / rows;
+    uint32_t n = v->job->world.size, w = (n + cols - 1) / cols,
+             h = (n + rows - 1) / rows;
     vkCmdBindPipeline(v->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vkCmdBindDescriptorSets(v->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                             v->pipe_layout, 0, 1, &v->set[set], 0, NULL);
     /* ceil(N / wg) per side; the shaders skip the cells past N. */
-    vkCmdDispatch(v->cmd, (n + v->wg_x - 1) / v->wg_x,
-                  (h + v->wg_y - 1) / v->wg_y, 1);
+    vkCmdDispatch(v->cmd, (w + wg_x - 1) / wg_x, (h + wg_y - 1) / wg_y, 1);
+}
+
+/* The erosion's dispatches: one per pass, or blocked one per K passes and
+ * one for the rest. */
+static uint32_t vulkan_erosion_dispatches(const vulkan_ctx *v)
+{
+    uint32_t passes = v->job->world.passes;
+    if (!v->blocked)
+        return passes;
+    return passes / VULKAN_K + (passes % VULKAN_K != 0);
 }
 
 /* The set whose 'src' holds the heights after all the erosion passes, and
  * whose 'dst' is height A (terrain writes through set 1). */
 static int vulkan_final_set(const vulkan_ctx *v)
 {
-    return (int)(v->job->world.passes & 1u); /* parity decides */
+    return (int)(vulkan_erosion_dispatches(v) & 1u); /* parity decides */
 }
 
 static int vulkan_terrain(void *ctx, wg_times *t, char *err)
@@ -1218,7 +1393,8 @@ static int vulkan_terrain(void *ctx, wg_times *t, char *err)
                        VK_ACCESS_UNIFORM_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
     }
     vulkan_timestamp(v, VULKAN_TS_START);
-    vulkan_dispatch(v, v->terrain, 1, 1); /* set 1 writes height A */
+    /* set 1 writes height A */
+    vulkan_dispatch(v, v->terrain, 1, v->wg_x, v->wg_y, 1, 1);
     vulkan_timestamp(v, VULKAN_TS_TERRAIN);
     return 0;
 fail:
@@ -1230,15 +1406,24 @@ static int vulkan_erosion(void *ctx, wg_times *t, char *err)
     (void)t;
     (void)err;
     vulkan_ctx *v = ctx;
-    for (uint32_t pass = 0; pass < v->job->world.passes; pass++) {
-        /* Ping-pong: even passes read A and write B, odd ones the reverse.
-         * This pass reads what the previous one (or terrain) wrote, and
-         * overwrites what the one before read and wrote. */
+    uint32_t count = vulkan_erosion_dispatches(v);
+    for (uint32_t i = 0; i < count; i++) {
+        /* Ping-pong: even dispatches read A and write B, odd ones the
+         * reverse.  Each reads what the previous one (or terrain) wrote,
+         * and overwrites what the one before read and wrote. */
         vulkan_barrier(v, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-        vulkan_dispatch(v, v->erosion, (int)(pass & 1u), v->rows);
+        int set = (int)(i & 1u);
+        if (!v->blocked)
+            vulkan_dispatch(v, v->erosion, set, v->wg_x, v->wg_y, 1,
+                            v->rows);
+        else
+            vulkan_dispatch(v, i < v->job->world.passes / VULKAN_K
+                                   ? v->erosion_k
+                                   : v->erosion_rest,
+                            set, 8, 1, VULKAN_W, VULKAN_H);
     }
     vulkan_timestamp(v, VULKAN_TS_EROSION);
     return 0;
@@ -1263,7 +1448,7 @@ static int vulkan_normals(void *ctx, wg_times *t, char *err)
                    VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                    VK_ACCESS_SHADER_READ_BIT);
-    vulkan_dispatch(v, v->normals, final, 1);
+    vulkan_dispatch(v, v->normals, final, v->wg_x, v->wg_y, 1, 1);
     vulkan_timestamp(v, VULKAN_TS_NORMALS);
     if (v->staged) {
         /* The copies read the final heights and the normals. */

@@ -1,18 +1,42 @@
-// erosion.comp: one pass of SPEC.md stage 2, thermal erosion, from 'src'
-// into 'dst' (two different buffers: the host ping-pongs them).
+// erosion.comp: SPEC.md stage 2, thermal erosion, from 'src' into 'dst'
+// (two different buffers: the host ping-pongs them).  Two kernels, chosen by
+// the specialisation constant PASSES:
+//
+// - PASSES = 0: one pass per dispatch.  One invocation erodes ROWS cells
+//   down a column, sliding a 3x3 window (3 loads per cell instead of 9).
+//   The choice for GPUs.
+// - PASSES = 1..K: that many passes per dispatch, temporally blocked in
+//   registers.  One invocation owns a strip of W columns and H rows of the
+//   output; it reads the strip widened by a halo of K cells on every side
+//   (row by row, top to bottom) and carries each pass's last three rows in
+//   registers, pass k running k rows behind pass k - 1, so that only the
+//   last pass's rows are stored.  A pass's valid width shrinks by one cell
+//   on each side per pass.  Per cell and pass that is (W + 2K) / (W * P)
+//   loads and 1 / P stores, against 3 and 1: on lavapipe, where every
+//   per-invocation load or store is a loop over the SIMD lanes, the memory
+//   accesses are the cost (see vulkan.c for the measurements).
 //
 // Every expression is 'precise' (no FMA contraction), and each cell adds
 // its neighbours' terms in the SPEC's order (dy outer, dx inner), because
-// 'moved' is a binary32 sum whose rounding depends on the order of its terms.
-//
-// One invocation erodes ROWS cells down a column, sliding a 3x3 window: each
-// new row costs 3 loads instead of 9.  On lavapipe every storage-buffer
-// access is a loop over the SIMD lanes, so the loads are the cost; on a GPU
-// the window also saves cache traffic.  See vulkan.c for the measurements.
+// 'moved' is a binary32 sum whose rounding depends on the order of its
+// terms.  Neighbours outside the world (world coordinates, not the strip's)
+// add nothing: the term is replaced by +0, and moved + 0 = moved exactly
+// (moved is never -0: it starts at +0 and a sum that cancels to zero is +0).
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
-layout(constant_id = 2) const uint ROWS = 8u;
+layout(constant_id = 2) const uint ROWS = 8u;   // PASSES = 0: cells per column
+layout(constant_id = 3) const uint PASSES = 0u; // 0, or 1..K passes blocked
+layout(constant_id = 4) const bool TEXELS = true; // src through srcT
+
+// The blocked kernel's shape, fixed at compile time so that its arrays
+// live in registers (vulkan.c's VULKAN_W, VULKAN_K and VULKAN_H must match):
+// W output columns, a halo of K, H output rows per invocation; W + 2K <= 16
+// (EACH_COL) and K <= 4 (the PASS lines of blocked()).
+const int W = 4;
+const int K = 4;
+const int WK = W + 2 * K;
+const int H = 128;
 
 // Only the members this stage reads; the layout is the same block as in
 // terrain.comp (std140 offsets 0..27).
@@ -32,31 +56,41 @@ layout(std430, set = 0, binding = 2) readonly buffer src_buf {
 layout(std430, set = 0, binding = 3) writeonly buffer dst_buf {
     float dst[];
 };
+// The same heights as src, as an r32f texel buffer: lavapipe gathers
+// texels with plain loads, but loops over the lanes for a buffer access.
+// Used when the world fits maxTexelBufferElements (TEXELS).
+layout(set = 0, binding = 7) uniform samplerBuffer srcT;
+
+float ld(uint i)
+{
+    return TEXELS ? texelFetch(srcT, int(i)).x : src[i];
+}
 
 float t, mt, rate;
 
-// moved + (what one neighbour of height nb takes from a cell of height h).
-float exchange(float moved, float h, float nb)
+// moved + (what one neighbour of height nb takes from a cell of height h),
+// where the neighbour exists when 'ok'.
+float exchange(float moved, float h, float nb, bool ok)
 {
     precise float d = h - nb;
-    precise float e = d > t ? d - t : (d < mt ? d + t : 0.0);
-    precise float m = moved + e * rate;
+    precise float dm = d - t, dp = d + t;
+    float e = d > t ? dm : (d < mt ? dp : 0.0);
+    float te = ok ? e : 0.0;
+    precise float m = moved + te * rate;
     return m;
 }
 
-void main()
+// ------------------------------------------------------------ one pass
+
+void single_pass()
 {
     uint n = p.n;
     uint x = gl_GlobalInvocationID.x, y0 = gl_GlobalInvocationID.y * ROWS;
     if (x >= n || y0 >= n)
         return; // the grid need not divide by the workgroup size
 
-    t = p.talus;
-    rate = p.rate;
-    mt = -t; // exact
-    // Neighbours outside the grid do not exist: their terms are skipped
-    // (not clamped, not wrapped).  The loads clamp their index only to
-    // stay inside the buffer; a clamped value is never used.
+    // The loads clamp their index only to stay inside the buffer; a
+    // clamped value is never used.
     bool has_l = x > 0u, has_r = x + 1u < n;
     uint xl = has_l ? x - 1u : x, xr = has_r ? x + 1u : x;
 
@@ -64,12 +98,12 @@ void main()
     float a0 = 0.0, a1 = 0.0, a2 = 0.0;
     if (y0 > 0u) {
         uint r = (y0 - 1u) * n;
-        a0 = src[r + xl];
-        a1 = src[r + x];
-        a2 = src[r + xr];
+        a0 = ld(r + xl);
+        a1 = ld(r + x);
+        a2 = ld(r + xr);
     }
     uint r = y0 * n;
-    float b0 = src[r + xl], b1 = src[r + x], b2 = src[r + xr];
+    float b0 = ld(r + xl), b1 = ld(r + x), b2 = ld(r + xr);
 
     uint y1 = min(y0 + ROWS, n);
     for (uint y = y0; y < y1; y++) {
@@ -77,33 +111,147 @@ void main()
         float c0 = 0.0, c1 = 0.0, c2 = 0.0;
         if (has_down) {
             uint rd = (y + 1u) * n;
-            c0 = src[rd + xl];
-            c1 = src[rd + x];
-            c2 = src[rd + xr];
+            c0 = ld(rd + xl);
+            c1 = ld(rd + x);
+            c2 = ld(rd + xr);
         }
         float h = b1;
         float moved = 0.0;
-        if (has_up) { // dy = -1
-            if (has_l)
-                moved = exchange(moved, h, a0);
-            moved = exchange(moved, h, a1);
-            if (has_r)
-                moved = exchange(moved, h, a2);
-        }
-        if (has_l) // dy = 0
-            moved = exchange(moved, h, b0);
-        if (has_r)
-            moved = exchange(moved, h, b2);
-        if (has_down) { // dy = 1
-            if (has_l)
-                moved = exchange(moved, h, c0);
-            moved = exchange(moved, h, c1);
-            if (has_r)
-                moved = exchange(moved, h, c2);
-        }
+        moved = exchange(moved, h, a0, has_up && has_l); // dy = -1
+        moved = exchange(moved, h, a1, has_up);
+        moved = exchange(moved, h, a2, has_up && has_r);
+        moved = exchange(moved, h, b0, has_l); // dy = 0
+        moved = exchange(moved, h, b2, has_r);
+        moved = exchange(moved, h, c0, has_down && has_l); // dy = 1
+        moved = exchange(moved, h, c1, has_down);
+        moved = exchange(moved, h, c2, has_down && has_r);
         precise float out_h = h - moved;
         dst[y * n + x] = out_h;
         a0 = b0; a1 = b1; a2 = b2;
         b0 = c0; b1 = c1; b2 = c2;
     }
+}
+
+// ------------------------------------------------------- PASSES passes
+
+// The loops over the strip's columns are written out by the preprocessor:
+// glslc -O's loop unroller drops 'precise' (NoContraction) from the copies
+// it makes, after which its folding fuses products and sums into Fma.
+#define EACH_COL(M, a, b, c, d, e)                                         \
+    M(0, a, b, c, d, e) M(1, a, b, c, d, e) M(2, a, b, c, d, e)            \
+    M(3, a, b, c, d, e) M(4, a, b, c, d, e) M(5, a, b, c, d, e)            \
+    M(6, a, b, c, d, e) M(7, a, b, c, d, e) M(8, a, b, c, d, e)            \
+    M(9, a, b, c, d, e) M(10, a, b, c, d, e) M(11, a, b, c, d, e)          \
+    M(12, a, b, c, d, e) M(13, a, b, c, d, e) M(14, a, b, c, d, e)         \
+    M(15, a, b, c, d, e)
+
+// Strip column i (0 .. WK-1) is world column x0 - K + i; col_ok[i]: it is
+// inside the world.
+bool col_ok[WK];
+
+// Cell i of one row of pass k, centred on world row rc, from pass k-1's
+// rows rc - 1 (u), rc (c) and rc + 1 (d): strip columns k .. WK-1-k are
+// valid (the others are not made and never used).  EACH_COL runs i up to
+// 15 whatever WK is; IC, IL, IR keep the indices of the cells that are not
+// made inside the arrays, for glslang's constant index checks.
+#define IC(i) min(i, WK - 1)
+#define IL(i) clamp(i - 1, 0, WK - 1)
+#define IR(i) min(i + 1, WK - 1)
+#define CELL(i, k, u, c, d, o)                                             \
+    if (i >= k && i < WK - k) {                                            \
+        bool l = col_ok[IL(i)], r = col_ok[IR(i)];                         \
+        float h = c[IC(i)];                                                \
+        float moved = 0.0;                                                 \
+        moved = exchange(moved, h, u[IL(i)], up && l);                     \
+        moved = exchange(moved, h, u[IC(i)], up);                          \
+        moved = exchange(moved, h, u[IR(i)], up && r);                     \
+        moved = exchange(moved, h, c[IL(i)], l);                           \
+        moved = exchange(moved, h, c[IR(i)], r);                           \
+        moved = exchange(moved, h, d[IL(i)], down && l);                   \
+        moved = exchange(moved, h, d[IC(i)], down);                        \
+        moved = exchange(moved, h, d[IR(i)], down && r);                   \
+        precise float out_h = h - moved;                                   \
+        o[IC(i)] = out_h;                                                  \
+    }
+
+#define COL_OK(i, a, b, c, d, e)                                           \
+    if (i < WK)                                                            \
+        col_ok[IC(i)] = x0 - K + i >= 0 && x0 - K + i < int(n);
+#define ZERO(i, a, b, c, d, e)                                             \
+    if (i < WK) {                                                          \
+        a0[IC(i)] = 0.0; b0[IC(i)] = 0.0; c0[IC(i)] = 0.0;                 \
+        a1[IC(i)] = 0.0; b1[IC(i)] = 0.0; c1[IC(i)] = 0.0;                 \
+        a2[IC(i)] = 0.0; b2[IC(i)] = 0.0; c2[IC(i)] = 0.0;                 \
+        a3[IC(i)] = 0.0; b3[IC(i)] = 0.0; c3[IC(i)] = 0.0;                 \
+    }
+#define LOAD(i, a, b, c, d, e)                                             \
+    if (i < WK)                                                            \
+        c0[IC(i)] = ld(yc + uint(clamp(x0 - K + i, 0, nm)));
+#define STORE(i, a, b, c, d, e)                                            \
+    if (i >= K && i < K + W && col_ok[IC(i)])                              \
+        dst[uint(rc) * n + uint(x0 - K + i)] = row[IC(i)];
+
+// Pass k (1 .. PASSES) on the rows of pass k-1 (u, c, d): the last pass
+// stores its row, the others rotate it into their own three (na, nb, nc).
+#define PASS(k, u, c, d, na, nb, nc)                                       \
+    if (k <= int(PASSES)) {                                                \
+        int rc = yy - k;                                                   \
+        bool up = rc >= 1, down = rc + 1 < int(n);                         \
+        float row[WK];                                                     \
+        EACH_COL(CELL, k, u, c, d, row)                                    \
+        if (k == int(PASSES)) {                                            \
+            if (rc >= int(y0) && rc < y_end) {                             \
+                EACH_COL(STORE, _, _, _, _, _)                             \
+            }                                                              \
+        } else {                                                           \
+            na = nb;                                                       \
+            nb = nc;                                                       \
+            nc = row;                                                      \
+        }                                                                  \
+    }
+
+void blocked()
+{
+    uint n = p.n;
+    int nm = int(n) - 1;
+    int x0 = int(gl_GlobalInvocationID.x) * W;
+    uint y0 = gl_GlobalInvocationID.y * uint(H);
+    if (x0 >= int(n) || y0 >= n)
+        return; // the grid need not divide by the strip size
+
+    EACH_COL(COL_OK, _, _, _, _, _)
+    int y_end = int(min(y0 + uint(H), n));
+
+    // Each pass's last three rows, oldest first.  Rows above the world or
+    // not yet read are never used by a valid cell: zeros keep them defined.
+    float a0[WK], b0[WK], c0[WK], a1[WK], b1[WK], c1[WK];
+    float a2[WK], b2[WK], c2[WK], a3[WK], b3[WK], c3[WK];
+    EACH_COL(ZERO, _, _, _, _, _)
+
+    // Row yy of the source enters; pass k then makes row yy - k.  The last
+    // pass's row yy - PASSES runs from y0 to y_end - 1.
+    int last = y_end - 1 + int(PASSES);
+    for (int yy = int(y0) - K; yy <= last; yy++) {
+        a0 = b0;
+        b0 = c0;
+        uint yc = uint(clamp(yy, 0, nm)) * n;
+        EACH_COL(LOAD, _, _, _, _, _)
+        PASS(1, a0, b0, c0, a1, b1, c1)
+        PASS(2, a1, b1, c1, a2, b2, c2)
+        if (K >= 3)
+            PASS(3, a2, b2, c2, a3, b3, c3)
+        if (K >= 4)
+            PASS(4, a3, b3, c3, a3, b3, c3) // never rotates: K <= 4
+    }
+}
+
+void main()
+{
+    t = p.talus;
+    rate = p.rate;
+    mt = -t; // exact
+    if (PASSES == 0u)
+        single_pass();
+    else
+        blocked();
 }

@@ -30,18 +30,23 @@ layout(std140, set = 0, binding = 0) uniform params {
     octave oct[16];
 } p;
 
-layout(std430, set = 0, binding = 1) readonly buffer lattice_buf {
-    float lat[]; // 256 * 256
-};
+// The lattice as quads, an rgba32f uniform texel buffer of 256 * 256
+// texels made by the host from the shared lattice (vulkan_fill_quads):
+// texel (ix, iy) holds cell(ix, iy), cell(ix + 1, iy), cell(ix, iy + 1) and
+// cell(ix + 1, iy + 1), the four corners an octave reads, in one fetch.
+// (lavapipe gathers texels with plain loads; a storage-buffer read is a
+// loop over the SIMD lanes.)
+layout(set = 0, binding = 1) uniform samplerBuffer lat4;
 layout(std430, set = 0, binding = 3) writeonly buffer height_buf {
     float height[];
 };
 
-// cell(ix, iy) of SPEC.md: '& 255' on 32-bit two's-complement ints, so the
-// lattice wraps for negative coordinates too.
-float cell(int ix, int iy)
+// cell(ix, iy) of SPEC.md and its three neighbours towards +x and +y: '&
+// 255' on 32-bit two's-complement ints, so the lattice wraps for negative
+// coordinates too.
+vec4 cells(int ix, int iy)
 {
-    return lat[(iy & 255) * 256 + (ix & 255)];
+    return texelFetch(lat4, (iy & 255) * 256 + (ix & 255));
 }
 
 void main()
@@ -62,10 +67,8 @@ void main()
         precise float flx = floor(px), fly = floor(py);
         int ix = int(flx), iy = int(fly);
         precise float fx = px - flx, fy = py - fly;
-        float a = cell(ix, iy);
-        float b = cell(ix + 1, iy);
-        float c = cell(ix, iy + 1);
-        float d = cell(ix + 1, iy + 1);
+        vec4 q = cells(ix, iy);
+        float a = q.x, b = q.y, c = q.z, d = q.w;
         precise float wx = (fx * fx) * (3.0 - 2.0 * fx);
         precise float wy = (fy * fy) * (3.0 - 2.0 * fy);
         precise float lo = a + (b - a) * wx;

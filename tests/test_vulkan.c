@@ -400,13 +400,33 @@ WG_TEST(vulkan_vectors_64_staged)
 }
 
 /* No erosion, one pass and two: the parity decides which buffer holds the
- * result. */
+ * result.  On a CPU device erosion runs 4 passes per dispatch (blocked),
+ * plus one dispatch for the rest: 0 to 9 passes cover no blocked dispatch,
+ * one and two, each with and without a rest; 133 rows of strips 128 high
+ * and 4 wide end mid-strip. */
 WG_TEST(vulkan_erosion_parity)
 {
     if (!vk_test_available())
         return;
-    for (uint32_t passes = 0; passes <= 3; passes++)
+    for (uint32_t passes = 0; passes <= 9; passes++)
         vk_test_against_scalar(100, 4, passes, 42);
+    vk_test_against_scalar(133, 3, 13, 5);
+}
+
+/* The one-pass-per-dispatch kernel that a GPU takes, and the blocked one,
+ * each forced (WORLDGEN_VK_EROSION) on this device. */
+WG_TEST(vulkan_erosion_kernels)
+{
+    if (!vk_test_available())
+        return;
+    static const char *kernel[] = {"single", "blocked"};
+    for (int k = 0; k < 2; k++) {
+        setenv("WORLDGEN_VK_EROSION", kernel[k], 1);
+        vk_test_against_scalar(37, 3, 5, 7);
+        vk_test_against_scalar(130, 2, 13, 3);
+        vk_test_against_scalar(2, 6, 4, 1234);
+        unsetenv("WORLDGEN_VK_EROSION");
+    }
 }
 
 WG_TEST(vulkan_octaves_1_and_16)
