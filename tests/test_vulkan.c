@@ -458,3 +458,55 @@ WG_TEST(vulkan_size_2048)
     if (vk_test_available())
         vk_test_against_scalar(2048, 6, 12, 1234);
 }
+
+/* The Vulkan options as a user meets them on the command line. */
+WG_TEST(vulkan_cli_options)
+{
+    static const struct {
+        const char *script;
+        int status;
+        const char *out_has, *err_has;
+    } cases[] = {
+        {"./worldgen --power turbo", 2, "",
+         "--power: 'turbo' is not a preference (valid: high-performance, low-power)"},
+        {"./worldgen --gpu ''", 2, "", "--gpu: '' names no device"},
+        {"VK_ICD_FILENAMES=/nonexistent.json ./worldgen --list-devices", 1, "",
+         "--list-devices: no Vulkan driver found"},
+        {"VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 40 --no-image --mesh vulkan", 1,
+         "", "--mesh vulkan: not available here: no Vulkan driver found"},
+        {"VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 40 --no-image --mesh all --check",
+         0, "skip    vulkan: no Vulkan driver found", ""},
+        {"VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 40 --no-image --mesh auto -q", 0,
+         "", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = wg_cli_sh(cases[i].script);
+        CHECK(c.status == cases[i].status && strstr(c.out, cases[i].out_has) &&
+              strstr(c.err, cases[i].err_has), "%s: status %d\n%s%s", cases[i].script,
+              c.status, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    /* With the driver: the list has device 0, and --gpu 0, --gpu by name and
+     * --power pick it; an index past the list fails and lists the devices. */
+    wg_cli c = wg_cli_sh("./worldgen --list-devices");
+    if (c.status != 0) {
+        wg_skip("no Vulkan device here: %s", c.err);
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strncmp(c.out, "0: ", 3) == 0, "%s", c.out);
+    char name[64] = "";
+    sscanf(c.out, "0: %63[^ (]", name);
+    wg_cli_free(&c);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "./worldgen --size 40 --no-image --mesh vulkan --gpu '%s' "
+             "--power low-power && ./worldgen --size 40 --no-image --mesh vulkan --gpu 0 "
+             "--power high-performance -q", name);
+    c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strstr(c.out, "device  vulkan: "), "%s: %s%s", cmd, c.out, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("./worldgen --size 40 --no-image --mesh vulkan --gpu 99");
+    CHECK(c.status == 1 && strstr(c.err, "no device matches --gpu '99' (available: 0: "),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
