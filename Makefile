@@ -130,7 +130,7 @@ bench: worldgen
 # A small world on every backend available here under valgrind: no errors,
 # no definite or indirect leaks (libgomp's and the Vulkan driver's threads
 # keep 'possibly lost' stacks until exit, which are not ours to free).
-VALGRIND := valgrind -q --error-exitcode=9 --leak-check=full \
+VALGRIND := valgrind -q --error-exitcode=9 --leak-check=full --suppressions=tests/valgrind.supp \
             --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect
 VALGRIND_RUN := --size 33 --octaves 5 --erosion 3 -q --histogram --width 160 --height 120
 valgrind: worldgen
