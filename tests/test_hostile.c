@@ -53,6 +53,15 @@ WG_TEST(hostile_closed_pipe_is_quiet)
     CHECK(!strstr(c.err, "worldgen:") || strstr(c.err, "Broken pipe"), "%s", c.err);
     CHECK(c.out_len == 0, "left behind: %s", c.out);
     wg_cli_free(&c);
+    /* The same for the picture on standard output. */
+    snprintf(cmd, sizeof cmd,
+             "cd %s/pipe && { %s/worldgen --size 64 -q --out -; "
+             "echo \"status $?\" >&2; } | head -c 100 > /dev/null; ls -A",
+             wg_tmpdir(), wg_srcdir());
+    c = wg_cli_sh(cmd);
+    CHECK(strstr(c.err, "status 141") || strstr(c.err, "status 1\n"), "%s", c.err);
+    CHECK(c.out_len == 0, "left behind: %s", c.out);
+    wg_cli_free(&c);
 }
 
 WG_TEST(hostile_json_to_unwritable_places)
