@@ -1,5 +1,6 @@
 /* helpers.c: what several test files need: make a world, compare fields. */
 #include <math.h>
+#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +40,48 @@ double wg_max_diff(const float *a, const float *b, size_t n, int *identical)
             worst = d;
     }
     return worst;
+}
+
+void *wg_read_png(const char *path, int depth, int channels, uint32_t *w,
+                  uint32_t *h, char *text, size_t text_len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(p);
+    uint8_t *volatile px = NULL;
+    if (setjmp(png_jmpbuf(p))) {
+        free(px);
+        png_destroy_read_struct(&p, &info, NULL);
+        fclose(fp);
+        return NULL;
+    }
+    png_init_io(p, fp);
+    png_read_info(p, info);
+    *w = png_get_image_width(p, info);
+    *h = png_get_image_height(p, info);
+    int type = channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY;
+    if (png_get_bit_depth(p, info) != depth || png_get_color_type(p, info) != type)
+        png_error(p, "not the kind of PNG expected");
+    if (depth == 16)
+        png_set_swap(p); /* PNG's big-endian samples to host order */
+    size_t row = (size_t)*w * (size_t)channels * (size_t)(depth / 8);
+    px = malloc(row * *h);
+    for (uint32_t y = 0; px && y < *h; y++)
+        png_read_row(p, px + y * row, NULL);
+    png_read_end(p, info);
+    if (text && text_len) {
+        png_textp t;
+        int nt = 0;
+        text[0] = '\0';
+        png_get_text(p, info, &t, &nt);
+        for (int i = 0; i < nt; i++) {
+            size_t used = strlen(text);
+            snprintf(text + used, text_len - used, "%s=%s\n", t[i].key, t[i].text);
+        }
+    }
+    png_destroy_read_struct(&p, &info, NULL);
+    fclose(fp);
+    return px;
 }

@@ -54,6 +54,13 @@ struct wg_world;
 int wg_make_world(const char *backend, const struct wg_world *w, int threads,
                   struct wg_fields *out);
 
+/* Read a PNG that must have 'depth' bits (8 or 16) and 'channels' (1 grey,
+ * 3 RGB): rows top to bottom, 16-bit samples in host order.  Its tEXt chunks
+ * go to text[text_len] as "key=text" lines (text may be NULL).  NULL when the
+ * file cannot be read or is another kind of PNG.  Caller frees. */
+void *wg_read_png(const char *path, int depth, int channels, uint32_t *w,
+                  uint32_t *h, char *text, size_t text_len);
+
 /* Largest |a[i] - b[i]| over n floats, and whether they are identical to
  * the bit. */
 double wg_max_diff(const float *a, const float *b, size_t n, int *identical);

@@ -92,46 +92,6 @@ WG_TEST(heightmap_r16_little_endian_top_row_first)
     wg_fields_free(&f);
 }
 
-/* Read a 16-bit grey PNG with libpng; returns the samples (host order). */
-static uint16_t *hm_read_png16(const char *path, uint32_t *w, uint32_t *h,
-                               char *text, size_t text_len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(p);
-    uint16_t *volatile px = NULL;
-    if (setjmp(png_jmpbuf(p))) {
-        free(px);
-        png_destroy_read_struct(&p, &info, NULL);
-        fclose(fp);
-        return NULL;
-    }
-    png_init_io(p, fp);
-    png_read_info(p, info);
-    *w = png_get_image_width(p, info);
-    *h = png_get_image_height(p, info);
-    if (png_get_bit_depth(p, info) != 16 ||
-        png_get_color_type(p, info) != PNG_COLOR_TYPE_GRAY)
-        png_error(p, "not 16-bit grey");
-    png_set_swap(p);
-    px = malloc((size_t)*w * *h * 2);
-    for (uint32_t y = 0; y < *h; y++)
-        png_read_row(p, (png_bytep)(px + (size_t)y * *w), NULL);
-    png_read_end(p, info);
-    png_textp t;
-    int nt = 0;
-    text[0] = '\0';
-    png_get_text(p, info, &t, &nt);
-    for (int i = 0; i < nt; i++)
-        snprintf(text + strlen(text), text_len - strlen(text), "%s=%s\n",
-                 t[i].key, t[i].text);
-    png_destroy_read_struct(&p, &info, NULL);
-    fclose(fp);
-    return px;
-}
-
 WG_TEST(heightmap_png_16bit_grey_with_parameters)
 {
     char path[300], text[1024];
@@ -142,7 +102,7 @@ WG_TEST(heightmap_png_16bit_grey_with_parameters)
     wg_fields f;
     CHECK(wg_make_world("scalar", &hm_world, 0, &f) == 0);
     uint32_t w = 0, h = 0;
-    uint16_t *px = hm_read_png16(path, &w, &h, text, sizeof text);
+    uint16_t *px = wg_read_png(path, 16, 1, &w, &h, text, sizeof text);
     CHECK(px && w == 45 && h == 45, "cannot read %s as 16-bit grey", path);
     if (px && f.height) {
         int bad = 0;

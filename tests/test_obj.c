@@ -195,30 +195,13 @@ WG_TEST(obj_texture_is_the_albedo_right_way_up)
     uint8_t *want = malloc(wg_cells(OBJ_N) * 3);
     wg_texture_make(&f, &st, OBJ_N, want);
 
-    FILE *fp = fopen(tex, "rb");
-    CHECK(fp != NULL);
-    if (!fp) {
-        free(want);
-        wg_fields_free(&f);
-        return;
-    }
-    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(p);
-    uint8_t *got = malloc(wg_cells(OBJ_N) * 3);
-    if (setjmp(png_jmpbuf(p)) == 0) {
-        png_init_io(p, fp);
-        png_read_info(p, info);
-        CHECK(png_get_image_width(p, info) == OBJ_N &&
-              png_get_color_type(p, info) == PNG_COLOR_TYPE_RGB);
-        for (uint32_t y = 0; y < OBJ_N; y++)
-            png_read_row(p, got + (size_t)y * OBJ_N * 3, NULL);
+    uint32_t w = 0, h = 0;
+    uint8_t *got = wg_read_png(tex, 8, 3, &w, &h, NULL, 0);
+    CHECK(got && w == OBJ_N && h == OBJ_N, "the texture does not read back as "
+          "%ux%u RGB", OBJ_N, OBJ_N);
+    if (got && w == OBJ_N && h == OBJ_N)
         CHECK(memcmp(got, want, wg_cells(OBJ_N) * 3) == 0,
               "the texture is not the albedo, texel for vertex");
-    } else {
-        CHECK(!"the texture does not read back");
-    }
-    png_destroy_read_struct(&p, &info, NULL);
-    fclose(fp);
     /* And it is a picture of materials: the highest vertex is lighter
      * than the lowest (snow or rock over sand or grass). */
     size_t lo = 0, hi = 0;

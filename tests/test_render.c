@@ -299,46 +299,6 @@ WG_TEST(render_picture_is_a_landscape)
     wg_fields_free(&f);
 }
 
-/* Read an 8-bit RGB PNG and its tEXt chunks ("key=text\n" each). */
-static uint8_t *render_read_png(const char *path, uint32_t *w, uint32_t *h,
-                                char *text, size_t text_len)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(p);
-    uint8_t *volatile px = NULL;
-    if (setjmp(png_jmpbuf(p))) {
-        free(px);
-        png_destroy_read_struct(&p, &info, NULL);
-        fclose(fp);
-        return NULL;
-    }
-    png_init_io(p, fp);
-    png_read_info(p, info);
-    *w = png_get_image_width(p, info);
-    *h = png_get_image_height(p, info);
-    if (png_get_bit_depth(p, info) != 8 ||
-        png_get_color_type(p, info) != PNG_COLOR_TYPE_RGB)
-        png_error(p, "not 8-bit RGB");
-    px = malloc((size_t)*w * *h * 3);
-    for (uint32_t y = 0; y < *h; y++)
-        png_read_row(p, px + (size_t)y * *w * 3, NULL);
-    png_read_end(p, info);
-    png_textp t;
-    int nt = 0;
-    text[0] = '\0';
-    png_get_text(p, info, &t, &nt);
-    for (int i = 0; i < nt; i++) {
-        size_t used = strlen(text);
-        snprintf(text + used, text_len - used, "%s=%s\n", t[i].key, t[i].text);
-    }
-    png_destroy_read_struct(&p, &info, NULL);
-    fclose(fp);
-    return px;
-}
-
 WG_TEST(render_png_records_its_parameters)
 {
     char path[300], text[2048];
@@ -355,7 +315,7 @@ WG_TEST(render_png_records_its_parameters)
           strstr(c.out, "png"), "%s", c.out);
     wg_cli_free(&c);
     uint32_t w = 0, h = 0;
-    uint8_t *px = render_read_png(path, &w, &h, text, sizeof text);
+    uint8_t *px = wg_read_png(path, 8, 3, &w, &h, text, sizeof text);
     CHECK(px && w == 120 && h == 90, "%ux%u", w, h);
     CHECK(strstr(text, "Software=worldgen "), "%s", text);
     static const char *const want[] = {
@@ -396,7 +356,7 @@ WG_TEST(render_default_run_writes_world_png)
     char path[300], text[1024];
     snprintf(path, sizeof path, "%s/def/world.png", wg_tmpdir());
     uint32_t w = 0, h = 0;
-    uint8_t *px = render_read_png(path, &w, &h, text, sizeof text);
+    uint8_t *px = wg_read_png(path, 8, 3, &w, &h, text, sizeof text);
     CHECK(px && w == 800 && h == 600, "%ux%u", w, h);
     free(px);
 }

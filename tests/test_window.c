@@ -52,32 +52,6 @@ static uint8_t *window_read_ppm(const char *path, int *w, int *h)
     return px;
 }
 
-static uint8_t *window_read_png(const char *path, int *w, int *h)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return NULL;
-    png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct(p);
-    uint8_t *volatile px = NULL;
-    if (setjmp(png_jmpbuf(p))) {
-        free(px);
-        png_destroy_read_struct(&p, &info, NULL);
-        fclose(fp);
-        return NULL;
-    }
-    png_init_io(p, fp);
-    png_read_info(p, info);
-    *w = (int)png_get_image_width(p, info);
-    *h = (int)png_get_image_height(p, info);
-    px = malloc((size_t)*w * *h * 3);
-    for (int y = 0; y < *h; y++)
-        png_read_row(p, px + (size_t)y * *w * 3, NULL);
-    png_destroy_read_struct(&p, &info, NULL);
-    fclose(fp);
-    return px;
-}
-
 WG_TEST(window_shows_the_picture_under_xvfb)
 {
 #ifndef WG_HAVE_SDL2
@@ -120,11 +94,12 @@ WG_TEST(window_shows_the_picture_under_xvfb)
     char shot_path[300], png_path[300];
     snprintf(shot_path, sizeof shot_path, "%s/shot.ppm", wg_tmpdir());
     snprintf(png_path, sizeof png_path, "%s/shown.png", wg_tmpdir());
-    int sw = 0, sh = 0, pw = 0, ph = 0;
+    int sw = 0, sh = 0;
+    uint32_t pw = 0, ph = 0;
     uint8_t *shot = window_read_ppm(shot_path, &sw, &sh);
-    uint8_t *pic = window_read_png(png_path, &pw, &ph);
+    uint8_t *pic = wg_read_png(png_path, 8, 3, &pw, &ph, NULL, 0);
     CHECK(shot && sw == 1024 && sh == 768, "no screenshot (%dx%d)", sw, sh);
-    CHECK(pic && pw == 400 && ph == 300, "no picture (%dx%d)", pw, ph);
+    CHECK(pic && pw == 400 && ph == 300, "no picture (%ux%u)", pw, ph);
     if (shot && pic && sw == 1024 && pw == 400) {
         /* The window is where the screen is not black: the sky never is. */
         int x0 = sw, y0 = sh, x1 = -1, y1 = -1;
@@ -141,8 +116,8 @@ WG_TEST(window_shows_the_picture_under_xvfb)
               y1 - y0 + 1, x0, y0);
         /* At its own size it is shown pixel for pixel. */
         long off = 0, n = 0;
-        for (int y = 0; y < ph && y0 + y < sh; y += 7)
-            for (int x = 0; x < pw && x0 + x < sw; x += 5, n++) {
+        for (int y = 0; y < (int)ph && y0 + y < sh; y += 7)
+            for (int x = 0; x < (int)pw && x0 + x < sw; x += 5, n++) {
                 const uint8_t *a = shot + ((size_t)(y0 + y) * sw + x0 + x) * 3;
                 const uint8_t *b = pic + ((size_t)y * pw + x) * 3;
                 off += abs(a[0] - b[0]) > 2 || abs(a[1] - b[1]) > 2 ||
