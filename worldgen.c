@@ -532,14 +532,11 @@ static int check_memory(const settings *s, int backends)
     return 1;
 }
 
-static volatile sig_atomic_t interrupted;
-
 static void on_signal(int sig)
 {
     /* Remove every half-written output, then die of the same signal so the
      * parent sees the conventional status (130 for SIGINT, 143 for SIGTERM). */
     wg_outfile_remove_all();
-    interrupted = sig;
     signal(sig, SIG_DFL);
     raise(sig);
 }
