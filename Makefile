@@ -54,12 +54,14 @@ ifeq ($(HAVE_VULKAN),1)
 PKGS   += vulkan
 CFLAGS += -DWG_HAVE_VULKAN
 endif
-ifeq ($(HAVE_SDL2),1)
-PKGS   += sdl2
-CFLAGS += -DWG_HAVE_SDL2
-endif
 CFLAGS += $(shell pkg-config --cflags $(PKGS))
 LDLIBS += $(shell pkg-config --libs $(PKGS))
+# SDL2: its headers at build time; the library is dlopen()ed by --show
+# alone (render/window.c says why).
+ifeq ($(HAVE_SDL2),1)
+CFLAGS += -DWG_HAVE_SDL2 $(shell pkg-config --cflags sdl2)
+LDLIBS += -ldl
+endif
 
 LIB_SRC   := $(sort $(wildcard backends/*.c render/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
