@@ -24,20 +24,22 @@
  * Erosion: on a CPU device (lavapipe) VULKAN_K passes per dispatch,
  * blocked in registers, and one dispatch for the remaining passes; on a
  * GPU one pass per dispatch.  WORLDGEN_VK_EROSION=single or blocked forces
- * either (the tests run both).  The heights are read through r32f texel
- * views where the world fits maxTexelBufferElements, else as a buffer.
+ * either (the tests run both).  Where the world fits maxTexelBufferElements
+ * the heights are read through r32f texel views (erosion, normals) and the
+ * terrain writes them through an r32f storage texel view; else buffers.
  *
  * Measurements, lavapipe (Mesa 22.3.6, LLVM 15, 256-bit: 8 lanes) on the
  * 2-core CI VM, --size 2048 --octaves 6 --erosion 12, seconds, the least of
- * 9 interleaved runs (the VM is shared and noisy: medians ran up to 2x the
- * least while other jobs ran):
+ * 9 to 15 interleaved runs (the VM is shared and noisy: medians ran up to
+ * 2x the least while other jobs ran):
  *
  *   backend          terrain  erosion  normals  stages
  *   openmp            0.022    0.016    0.003    0.040
- *   vulkan, before    0.109    0.198    0.022    0.329
- *   vulkan, now       0.081    0.112    0.023    0.215   (5.3x openmp)
- *   at 512 (medians of 15): openmp 0.0016/0.0013/0.0001, vulkan before
- *   0.0123/0.0145/0.0028, now 0.0107/0.0101/0.0030.
+ *   vulkan, first     0.109    0.198    0.022    0.329
+ *   vulkan, before    0.076    0.112    0.023    0.21
+ *   vulkan, now       0.027    0.068    0.020    0.115   (2.9x openmp)
+ *   at 512 (least of 15): openmp 0.0016/0.0012/0.0001, vulkan before
+ *   0.0102/0.0095/0.0026, now 0.0057/0.0066/0.0023.
  *
  * Readback 5 ms mapped, 10 ms staged (and 0.2 s more setup for the staging
  * buffers' pages).  The target of 2x openmp is not met.  What costs, and
@@ -50,28 +52,43 @@
  *   erosion pass that only copies src to dst (one load, one store per
  *   cell) costs 0.06 to 0.09 s for 12 passes, against OpenMP's 0.016 for
  *   the whole stage: this device cannot reach 2x with per-cell loads and
- *   stores, and the ALU per cell (8 exchanges, masked) is also 6x OpenMP's
- *   (8 lanes against AVX-512's 16, plus lavapipe's exec masks).
+ *   stores, and the ALU per cell is also several times OpenMP's (8 lanes
+ *   against AVX-512's 16, plus lavapipe's exec masks).
  * - terrain: the lattice as quads (texel (ix, iy) holds the four corners
  *   a, b, c, d, an rgba32f uniform texel buffer made on the host from the
  *   same lattice): one gather per octave instead of four lane loops,
  *   0.106 -> 0.077 to 0.081 s.  (A single r32f texel buffer was +7 %.)
+ *   The octave count as a specialisation constant (the driver unrolls the
+ *   loop; glslc cannot, see below): 0.080 -> 0.051 s; the octave table and
+ *   inv_n, base, inv_norm as specialisation constants too (the same host
+ *   binary32 values, no longer indexed uniform loads): -> 0.032; the
+ *   height stored with imageStore to an r32f storage texel view: -> 0.028.
+ *   (imageStore for the erosion's dst was +12 %, for the normals no gain.)
+ * - normals: the heights read as r32f texels: 0.024 -> 0.021 s.
  * - erosion, one pass per dispatch (the GPU kernel): 1, 4, 8, 16 cells
  *   down a column sliding a 3x3 window: 0.44, 0.24, 0.19, 0.18 s; 8 kept;
  *   reading src as r32f texels: 0.185 -> 0.17 s.
  * - erosion, temporally blocked (erosion.comp, PASSES > 0, the default on
- *   a CPU device): each invocation keeps K passes' last three rows of a
- *   strip W wide (+K each side) in registers, so a pass costs
- *   (W+2K)/(W*K) loads and 1/K stores per cell.  Least of 8 at 2048:
- *   W=8 K=4 0.124, W=4 K=4 0.115, W=8 K=2 0.132, single pass 0.173 s.
- *   More passes or columns run out of vector registers: every loop
+ *   a CPU device): each invocation keeps K passes' last rows of a strip W
+ *   wide (+K each side) in registers, so a pass costs (W+2K)/(W*K) loads
+ *   and 1/K stores per cell.  Least of 8 at 2048, when each cell still
+ *   computed all eight exchanges: W=8 K=4 0.124, W=4 K=4 0.115, W=8 K=2
+ *   0.132, single pass 0.173 s.  Each neighbour pair's term now computed
+ *   once for both cells (exact: e(b, a) = -e(a, b) in binary32; each cell
+ *   still sums its eight in the SPEC's order, the three upward ones
+ *   carried from the row above as one partial sum, which also frees a
+ *   row per pass): medians W=4 0.122 -> 0.101 s; with the freed
+ *   registers W=8 0.081, W=12 and W=16 about 10 % less again (W=12 kept:
+ *   W=16 is slower at 512).  H=256 instead of 128: no gain.  Every loop
  *   variable is written under lavapipe's exec mask (a select on its old
- *   value), so all three rows of every pass stay live.  Shared memory
- *   (the usual GPU tiling) would not help here: lavapipe loops over the
- *   lanes for shared loads too.
+ *   value), so all rows of every pass stay live.  Shared memory (the usual
+ *   GPU tiling) would not help here: lavapipe loops over the lanes for
+ *   shared loads too.
  * - glslc -O's loop unroller drops 'precise' from the copies it makes and
  *   then fuses them into Fma (heights off by 1 ulp): erosion.comp writes
- *   its unrolled loops out with the preprocessor instead of [[unroll]].
+ *   its unrolled loops out with the preprocessor instead of [[unroll]],
+ *   and the terrain's loop bound is a specialisation constant, which glslc
+ *   cannot unroll (lavapipe's NIR keeps each copy's 'exact').
  * - workgroups 8x8, 16x16, 32x8, 64x4 for terrain and normals: the same
  *   within the noise; 16x16 kept.  LP_NATIVE_VECTOR_WIDTH=512 (16 lanes)
  *   changed nothing measurable.
@@ -80,9 +97,8 @@
  *   took 0.11 s and the readback 0.2 s; open() now touches every mapped
  *   buffer and the host fields, as the OpenMP backend does, so that cost
  *   shows as setup.
- * Left to try: each pair's exchange computed once for both cells (exact:
- * e(b, a) = -e(a, b) in binary32), about 40 % less erosion ALU; terrain's
- * octave loop unrolled with the octave table as specialisation constants.
+ * Left to try: erosion with K > 4 (more PASS lines; the halo work grows),
+ * erosion's dst through imageStore without the per-column branch.
  * Timestamps: lavapipe's queue has timestampValidBits 64 and a
  * timestampPeriod of 1 ns; their span agrees with the host's submit-to-fence
  * time within 0.3 ms. */
@@ -128,7 +144,7 @@ _Static_assert(sizeof(vulkan_params) == 48 + 32 * WG_MAX_OCTAVES,
 
 /* The blocked erosion kernel's shape (erosion.comp: W, K, H): each
  * invocation makes W columns and H rows of up to K passes. */
-enum { VULKAN_W = 4, VULKAN_K = 4, VULKAN_H = 128 };
+enum { VULKAN_W = 12, VULKAN_K = 4, VULKAN_H = 128 };
 
 /* Descriptor bindings, shared by the three shaders (each declares the ones
  * it uses): one set layout, one pipeline layout, two sets for ping-pong. */
@@ -141,6 +157,7 @@ enum {
     VULKAN_B_NY,
     VULKAN_B_NZ,
     VULKAN_B_SRC_TEXELS, /* uniform texel buffer, r32f: the heights read */
+    VULKAN_B_DST_TEXELS, /* storage texel buffer, r32f: heights written */
     VULKAN_BINDINGS
 };
 
@@ -900,6 +917,7 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
         if (vulkan_create_buf(v, &v->field[f], field,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                  VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
                                   xfer, out,
                               other, err))
             return -1;
@@ -951,6 +969,8 @@ static VkDescriptorType vulkan_binding_type(uint32_t b)
     case VULKAN_B_LATTICE:
     case VULKAN_B_SRC_TEXELS:
         return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+    case VULKAN_B_DST_TEXELS:
+        return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
     default:
         return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     }
@@ -1010,12 +1030,13 @@ static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
     VkDescriptorPoolSize sizes[] = {
         {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
         {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * 2},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * (VULKAN_BINDINGS - 3)},
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * (VULKAN_BINDINGS - 4)},
+        {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2},
     };
     VkDescriptorPoolCreateInfo pool = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
         .maxSets = 2,
-        .poolSizeCount = 3,
+        .poolSizeCount = 4,
         .pPoolSizes = sizes,
     };
     VK_CHECK(vkCreateDescriptorPool(v->device, &pool, NULL, &v->pool));
@@ -1040,10 +1061,12 @@ static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
             [VULKAN_B_NY] = &v->field[VULKAN_F_NY],
             [VULKAN_B_NZ] = &v->field[VULKAN_F_NZ],
             [VULKAN_B_SRC_TEXELS] = &v->field[VULKAN_F_HEIGHT_A + s],
+            [VULKAN_B_DST_TEXELS] = &v->field[VULKAN_F_HEIGHT_B - s],
         };
         const VkBufferView *view[VULKAN_BINDINGS] = {
             [VULKAN_B_LATTICE] = &v->lat_view,
             [VULKAN_B_SRC_TEXELS] = &v->height_view[s],
+            [VULKAN_B_DST_TEXELS] = &v->height_view[1 - s],
         };
         VkDescriptorBufferInfo info[VULKAN_BINDINGS];
         VkWriteDescriptorSet write[VULKAN_BINDINGS];
@@ -1087,18 +1110,37 @@ static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
 
     /* The workgroup size (local_size_x_id = 0, local_size_y_id = 1) and
      * the erosion's rows per invocation (constant_id = 2), passes per
-     * dispatch (3) and texel reads (4, a VkBool32). */
-    const uint32_t consts[5] = {wg_x, wg_y, v->rows, passes,
-                                v->texels ? VK_TRUE : VK_FALSE};
-    const VkSpecializationMapEntry entries[5] = {
-        {.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
-        {.constantID = 1, .offset = 4, .size = sizeof(uint32_t)},
-        {.constantID = 2, .offset = 8, .size = sizeof(uint32_t)},
-        {.constantID = 3, .offset = 12, .size = sizeof(uint32_t)},
-        {.constantID = 4, .offset = 16, .size = sizeof(uint32_t)},
-    };
+     * dispatch (3) and texel reads (4, a VkBool32); the host's binary32
+     * constants inv_n, base, inv_norm, talus, rate, k1, k2 (6 .. 12: the
+     * terrain and the normals use theirs; the erosion reads talus and rate
+     * from the block, 12 % faster than as constants); the terrain's octave
+     * count (5) and octave table (16 + o: cos, 32 + o: sin, 48 + o: freq,
+     * 64 + o: amp, 80 + o: offs), so that the driver unrolls the octave
+     * loop around constants.  An entry the shader lacks is ignored. */
+    _Static_assert(WG_MAX_OCTAVES == 16, "terrain.comp's constant ids");
+    enum { NSCAL = 13, NSPEC = NSCAL + 5 * WG_MAX_OCTAVES };
+    const wg_consts *c = &v->job->consts;
+    uint32_t consts[NSPEC] = {wg_x, wg_y, v->rows, passes,
+                              v->texels ? VK_TRUE : VK_FALSE,
+                              v->job->world.octaves};
+    const float scal[NSCAL - 6] = {c->inv_n, c->base,  c->inv_norm, c->talus,
+                                   c->rate,  c->k1,    c->k2};
+    memcpy(&consts[6], scal, sizeof scal);
+    VkSpecializationMapEntry entries[NSPEC];
+    for (uint32_t i = 0; i < NSCAL; i++)
+        entries[i] = (VkSpecializationMapEntry){
+            .constantID = i, .offset = 4 * i, .size = sizeof(uint32_t)};
+    const float *table[5] = {c->cos, c->sin, c->freq, c->amp, c->offs};
+    for (uint32_t t = 0; t < 5; t++)
+        for (uint32_t o = 0; o < WG_MAX_OCTAVES; o++) {
+            uint32_t i = NSCAL + t * WG_MAX_OCTAVES + o;
+            memcpy(&consts[i], &table[t][o], sizeof(uint32_t));
+            entries[i] = (VkSpecializationMapEntry){
+                .constantID = 16 * (t + 1) + o, .offset = 4 * i,
+                .size = sizeof(uint32_t)};
+        }
     VkSpecializationInfo spec = {
-        .mapEntryCount = 5,
+        .mapEntryCount = NSPEC,
         .pMapEntries = entries,
         .dataSize = sizeof consts,
         .pData = consts,

@@ -8,13 +8,14 @@
 // - PASSES = 1..K: that many passes per dispatch, temporally blocked in
 //   registers.  One invocation owns a strip of W columns and H rows of the
 //   output; it reads the strip widened by a halo of K cells on every side
-//   (row by row, top to bottom) and carries each pass's last three rows in
+//   (row by row, top to bottom) and carries each pass's last two rows in
 //   registers, pass k running k rows behind pass k - 1, so that only the
 //   last pass's rows are stored.  A pass's valid width shrinks by one cell
 //   on each side per pass.  Per cell and pass that is (W + 2K) / (W * P)
 //   loads and 1 / P stores, against 3 and 1: on lavapipe, where every
 //   per-invocation load or store is a loop over the SIMD lanes, the memory
-//   accesses are the cost (see vulkan.c for the measurements).
+//   accesses are the cost (see vulkan.c for the measurements).  Each
+//   neighbour pair's term is computed once for both cells (term()).
 //
 // Every expression is 'precise' (no FMA contraction), and each cell adds
 // its neighbours' terms in the SPEC's order (dy outer, dx inner), because
@@ -31,9 +32,9 @@ layout(constant_id = 4) const bool TEXELS = true; // src through srcT
 
 // The blocked kernel's shape, fixed at compile time so that its arrays
 // live in registers (vulkan.c's VULKAN_W, VULKAN_K and VULKAN_H must match):
-// W output columns, a halo of K, H output rows per invocation; W + 2K <= 16
+// W output columns, a halo of K, H output rows per invocation; W + 2K <= 24
 // (EACH_COL) and K <= 4 (the PASS lines of blocked()).
-const int W = 4;
+const int W = 12;
 const int K = 4;
 const int WK = W + 2 * K;
 const int H = 128;
@@ -143,46 +144,87 @@ void single_pass()
     M(6, a, b, c, d, e) M(7, a, b, c, d, e) M(8, a, b, c, d, e)            \
     M(9, a, b, c, d, e) M(10, a, b, c, d, e) M(11, a, b, c, d, e)          \
     M(12, a, b, c, d, e) M(13, a, b, c, d, e) M(14, a, b, c, d, e)         \
-    M(15, a, b, c, d, e)
+    M(15, a, b, c, d, e) M(16, a, b, c, d, e) M(17, a, b, c, d, e)          \
+    M(18, a, b, c, d, e) M(19, a, b, c, d, e) M(20, a, b, c, d, e)          \
+    M(21, a, b, c, d, e) M(22, a, b, c, d, e) M(23, a, b, c, d, e)
 
 // Strip column i (0 .. WK-1) is world column x0 - K + i; col_ok[i]: it is
-// inside the world.
-bool col_ok[WK];
+// inside the world; pair_ok[i]: columns i and i + 1 both are.
+bool col_ok[WK], pair_ok[WK];
 
-// Cell i of one row of pass k, centred on world row rc, from pass k-1's
-// rows rc - 1 (u), rc (c) and rc + 1 (d): strip columns k .. WK-1-k are
-// valid (the others are not made and never used).  EACH_COL runs i up to
-// 15 whatever WK is; IC, IL, IR keep the indices of the cells that are not
-// made inside the arrays, for glslang's constant index checks.
+// What a cell of height h gives a neighbour of height nb, e * C of SPEC.md,
+// or +0 where the pair does not exist (!ok).  The neighbour's term for the
+// same pair is exactly its negation: nb - h = -(h - nb), the talus test is
+// symmetric and the rounding of -, + and * is too.  So each pair is computed
+// once, and a cell subtracts the term its neighbour computed (m - x equals
+// m + (-x) exactly): only the terms are shared, every cell still sums its
+// own eight in the SPEC's order.
+float term(float h, float nb, bool ok)
+{
+    precise float d = h - nb;
+    precise float dm = d - t, dp = d + t;
+    float e = d > t ? dm : (d < mt ? dp : 0.0);
+    float te = ok ? e : 0.0;
+    precise float m = te * rate;
+    return m;
+}
+
+// One row of pass k, centred on world row rc, from pass k-1's rows rc (b)
+// and rc + 1 (c), and s, the sum of each cell's three upward terms (made
+// from the negated downward terms of row rc - 1 by the same pass).  Strip
+// columns k .. WK-1-k are made (valid); a pair term is made where one of
+// its cells is.  EACH_COL runs i up to 15 whatever WK is; IC, IL, IR keep
+// the indices of the cells that are not made inside the arrays, for
+// glslang's constant index checks.
 #define IC(i) min(i, WK - 1)
 #define IL(i) clamp(i - 1, 0, WK - 1)
 #define IR(i) min(i + 1, WK - 1)
-#define CELL(i, k, u, c, d, o)                                             \
-    if (i >= k && i < WK - k) {                                            \
-        bool l = col_ok[IL(i)], r = col_ok[IR(i)];                         \
-        float h = c[IC(i)];                                                \
-        float moved = 0.0;                                                 \
-        moved = exchange(moved, h, u[IL(i)], up && l);                     \
-        moved = exchange(moved, h, u[IC(i)], up);                          \
-        moved = exchange(moved, h, u[IR(i)], up && r);                     \
-        moved = exchange(moved, h, c[IL(i)], l);                           \
-        moved = exchange(moved, h, c[IR(i)], r);                           \
-        moved = exchange(moved, h, d[IL(i)], down && l);                   \
-        moved = exchange(moved, h, d[IC(i)], down);                        \
-        moved = exchange(moved, h, d[IR(i)], down && r);                   \
-        precise float out_h = h - moved;                                   \
-        o[IC(i)] = out_h;                                                  \
+#define MADE(i, k) (i >= k && i < WK - k)
+// The terms: hz[i] of (b[i], b[i+1]), dl[i] of (b[i], c[i-1]), vv[i] of
+// (b[i], c[i]), dr[i] of (b[i], c[i+1]).
+#define TERMS(i, k, b, c, _d, _e)                                          \
+    if (i >= k - 1 && i < WK - k) {                                        \
+        hz[IC(i)] = term(b[IC(i)], b[IR(i)], pair_ok[IC(i)]);              \
+        dr[IC(i)] = term(b[IC(i)], c[IR(i)], vr && pair_ok[IC(i)]);        \
+    }                                                                      \
+    if (i >= k && i < WK - k + 1 && i < WK)                                \
+        dl[IC(i)] = term(b[IC(i)], c[IL(i)], vr && pair_ok[IL(i)]);        \
+    if (MADE(i, k))                                                        \
+        vv[IC(i)] = term(b[IC(i)], c[IC(i)], vr);
+// SPEC order: the three upward terms (s), left, right, the three downward.
+#define CELL(i, k, b, s, _d, _e)                                           \
+    if (MADE(i, k)) {                                                      \
+        precise float m = s[IC(i)];                                        \
+        m = m - hz[IL(i)];                                                 \
+        m = m + hz[IC(i)];                                                 \
+        m = m + dl[IC(i)];                                                 \
+        m = m + vv[IC(i)];                                                 \
+        m = m + dr[IC(i)];                                                 \
+        precise float out_h = b[IC(i)] - m;                                \
+        row[IC(i)] = out_h;                                                \
+    }
+// The next row's upward sums: 0 + up-left + up + up-right, each the
+// negation of this row's term for the pair.
+#define UPSUM(i, k, s, _c, _d, _e)                                         \
+    if (MADE(i, k)) {                                                      \
+        precise float u = 0.0 - dr[IL(i)];                                 \
+        u = u - vv[IC(i)];                                                 \
+        u = u - dl[IR(i)];                                                 \
+        s[IC(i)] = u;                                                      \
     }
 
 #define COL_OK(i, a, b, c, d, e)                                           \
     if (i < WK)                                                            \
         col_ok[IC(i)] = x0 - K + i >= 0 && x0 - K + i < int(n);
+#define PAIR_OK(i, a, b, c, d, e)                                          \
+    if (i < WK)                                                            \
+        pair_ok[IC(i)] = i + 1 < WK && col_ok[IC(i)] && col_ok[IR(i)];
 #define ZERO(i, a, b, c, d, e)                                             \
     if (i < WK) {                                                          \
-        a0[IC(i)] = 0.0; b0[IC(i)] = 0.0; c0[IC(i)] = 0.0;                 \
-        a1[IC(i)] = 0.0; b1[IC(i)] = 0.0; c1[IC(i)] = 0.0;                 \
-        a2[IC(i)] = 0.0; b2[IC(i)] = 0.0; c2[IC(i)] = 0.0;                 \
-        a3[IC(i)] = 0.0; b3[IC(i)] = 0.0; c3[IC(i)] = 0.0;                 \
+        b0[IC(i)] = 0.0; c0[IC(i)] = 0.0; b1[IC(i)] = 0.0;                 \
+        c1[IC(i)] = 0.0; b2[IC(i)] = 0.0; c2[IC(i)] = 0.0;                 \
+        b3[IC(i)] = 0.0; c3[IC(i)] = 0.0; s1[IC(i)] = 0.0;                 \
+        s2[IC(i)] = 0.0; s3[IC(i)] = 0.0; s4[IC(i)] = 0.0;                 \
     }
 #define LOAD(i, a, b, c, d, e)                                             \
     if (i < WK)                                                            \
@@ -191,20 +233,22 @@ bool col_ok[WK];
     if (i >= K && i < K + W && col_ok[IC(i)])                              \
         dst[uint(rc) * n + uint(x0 - K + i)] = row[IC(i)];
 
-// Pass k (1 .. PASSES) on the rows of pass k-1 (u, c, d): the last pass
-// stores its row, the others rotate it into their own three (na, nb, nc).
-#define PASS(k, u, c, d, na, nb, nc)                                       \
+// Pass k (1 .. PASSES) on the rows rc (b) and rc + 1 (c) of pass k-1, with
+// its upward sums s: the last pass stores its row, the others rotate it
+// into their own two (nb, nc).
+#define PASS(k, b, c, s, nb, nc)                                           \
     if (k <= int(PASSES)) {                                                \
         int rc = yy - k;                                                   \
-        bool up = rc >= 1, down = rc + 1 < int(n);                         \
-        float row[WK];                                                     \
-        EACH_COL(CELL, k, u, c, d, row)                                    \
+        bool vr = rc >= 0 && rc + 1 < int(n); /* rows rc, rc+1 exist */    \
+        float hz[WK], dl[WK], vv[WK], dr[WK], row[WK];                     \
+        EACH_COL(TERMS, k, b, c, _, _)                                     \
+        EACH_COL(CELL, k, b, s, _, _)                                      \
+        EACH_COL(UPSUM, k, s, _, _, _)                                     \
         if (k == int(PASSES)) {                                            \
             if (rc >= int(y0) && rc < y_end) {                             \
                 EACH_COL(STORE, _, _, _, _, _)                             \
             }                                                              \
         } else {                                                           \
-            na = nb;                                                       \
             nb = nc;                                                       \
             nc = row;                                                      \
         }                                                                  \
@@ -220,28 +264,30 @@ void blocked()
         return; // the grid need not divide by the strip size
 
     EACH_COL(COL_OK, _, _, _, _, _)
+    EACH_COL(PAIR_OK, _, _, _, _, _)
     int y_end = int(min(y0 + uint(H), n));
 
-    // Each pass's last three rows, oldest first.  Rows above the world or
-    // not yet read are never used by a valid cell: zeros keep them defined.
-    float a0[WK], b0[WK], c0[WK], a1[WK], b1[WK], c1[WK];
-    float a2[WK], b2[WK], c2[WK], a3[WK], b3[WK], c3[WK];
+    // Each pass's last two rows, oldest first, and its upward sums.  Rows
+    // above the world or not yet read are never used by a valid cell:
+    // zeros keep them defined.
+    float b0[WK], c0[WK], b1[WK], c1[WK], b2[WK], c2[WK], b3[WK], c3[WK];
+    float s1[WK], s2[WK], s3[WK], s4[WK];
     EACH_COL(ZERO, _, _, _, _, _)
 
     // Row yy of the source enters; pass k then makes row yy - k.  The last
-    // pass's row yy - PASSES runs from y0 to y_end - 1.
+    // pass's row yy - PASSES runs from y0 to y_end - 1.  A pass's first row
+    // (made with zero upward sums) is never used.
     int last = y_end - 1 + int(PASSES);
     for (int yy = int(y0) - K; yy <= last; yy++) {
-        a0 = b0;
         b0 = c0;
         uint yc = uint(clamp(yy, 0, nm)) * n;
         EACH_COL(LOAD, _, _, _, _, _)
-        PASS(1, a0, b0, c0, a1, b1, c1)
-        PASS(2, a1, b1, c1, a2, b2, c2)
+        PASS(1, b0, c0, s1, b1, c1)
+        PASS(2, b1, c1, s2, b2, c2)
         if (K >= 3)
-            PASS(3, a2, b2, c2, a3, b3, c3)
+            PASS(3, b2, c2, s3, b3, c3)
         if (K >= 4)
-            PASS(4, a3, b3, c3, a3, b3, c3) // never rotates: K <= 4
+            PASS(4, b3, c3, s4, b3, c3) // never rotates: K <= 4
     }
 }
 

@@ -8,6 +8,10 @@
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 4) const bool TEXELS = true; // h through hT
+// The host's binary32 k1, k2 (vulkan.c), as specialisation constants.
+layout(constant_id = 11) const float K1 = 0.0;
+layout(constant_id = 12) const float K2 = 0.0;
 
 // The same block as in terrain.comp, up to k2 (std140 offsets 0..35).
 layout(std140, set = 0, binding = 0) uniform params {
@@ -25,6 +29,16 @@ layout(std140, set = 0, binding = 0) uniform params {
 layout(std430, set = 0, binding = 2) readonly buffer height_buf {
     float h[];
 };
+// The same heights as an r32f texel buffer (lavapipe gathers texels with
+// plain loads, but loops over the lanes for a buffer access), where the
+// world fits maxTexelBufferElements (TEXELS).
+layout(set = 0, binding = 7) uniform samplerBuffer hT;
+
+float ld(uint i)
+{
+    return TEXELS ? texelFetch(hT, int(i)).x : h[i];
+}
+
 layout(std430, set = 0, binding = 4) writeonly buffer nx_buf {
     float nx[];
 };
@@ -46,11 +60,11 @@ void main()
     uint xm = x > 0u ? x - 1u : 0u, xp = x < last ? x + 1u : last;
     uint ym = y > 0u ? y - 1u : 0u, yp = y < last ? y + 1u : last;
     // The clamped border spans one cell, not two (k1, not k2).
-    float kx = (xp - xm == 2u) ? p.k2 : p.k1;
-    float ky = (yp - ym == 2u) ? p.k2 : p.k1;
+    float kx = (xp - xm == 2u) ? K2 : K1;
+    float ky = (yp - ym == 2u) ? K2 : K1;
 
-    precise float dx = (h[y * n + xp] - h[y * n + xm]) * kx;
-    precise float dz = (h[yp * n + x] - h[ym * n + x]) * ky;
+    precise float dx = (ld(y * n + xp) - ld(y * n + xm)) * kx;
+    precise float dz = (ld(yp * n + x) - ld(ym * n + x)) * ky;
     precise float l = sqrt((dx * dx + 1.0) + dz * dz);
     precise float ox = -dx / l, oy = 1.0 / l, oz = -dz / l;
     uint i = y * n + x;

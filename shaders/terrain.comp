@@ -11,6 +11,28 @@
 // The workgroup size is chosen by the host (vulkan.c) as specialisation
 // constants 0 and 1.
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
+// The world's octave count (p.octaves), so that the driver unrolls the
+// loop after specialisation (glslc cannot: an unroll in glslc -O drops
+// 'precise' from the copies).
+layout(constant_id = 5) const uint OCTAVES = 1u;
+// The host's binary32 constants (vulkan.c), as specialisation constants:
+// still the host's values to the bit, but constants to the driver's compiler.
+layout(constant_id = 6) const float INV_N = 0.0;
+layout(constant_id = 7) const float BASE = 0.0;
+layout(constant_id = 8) const float INV_NORM = 0.0;
+// The octave table: cos, sin, freq, amp, offs of octave o are constants
+// 16 + o, 32 + o, 48 + o, 64 + o and 80 + o.
+#define OCT(o)                                                             \
+    layout(constant_id = 16 + o) const float C##o = 0.0;                   \
+    layout(constant_id = 32 + o) const float S##o = 0.0;                   \
+    layout(constant_id = 48 + o) const float F##o = 0.0;                   \
+    layout(constant_id = 64 + o) const float A##o = 0.0;                   \
+    layout(constant_id = 80 + o) const float O##o = 0.0;
+OCT(0) OCT(1) OCT(2) OCT(3) OCT(4) OCT(5) OCT(6) OCT(7)
+OCT(8) OCT(9) OCT(10) OCT(11) OCT(12) OCT(13) OCT(14) OCT(15)
+#define TABLE(X)                                                           \
+    float[16](X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7, X##8, X##9,   \
+              X##10, X##11, X##12, X##13, X##14, X##15)
 
 // The host constants of one world (vk_params in vulkan.c mirrors this
 // std140 layout).
@@ -40,6 +62,8 @@ layout(set = 0, binding = 1) uniform samplerBuffer lat4;
 layout(std430, set = 0, binding = 3) writeonly buffer height_buf {
     float height[];
 };
+layout(constant_id = 4) const bool TEXELS = true; // height through heightT
+layout(set = 0, binding = 8, r32f) uniform writeonly imageBuffer heightT;
 
 // cell(ix, iy) of SPEC.md and its three neighbours towards +x and +y: '&
 // 255' on 32-bit two's-complement ints, so the lattice wraps for negative
@@ -55,15 +79,22 @@ void main()
     if (x >= p.n || y >= p.n)
         return; // the grid need not divide by the workgroup size
 
+    // The table as arrays, indexed by the (unrolled) loop.
+    float COSV[16] = TABLE(C);
+    float SINV[16] = TABLE(S);
+    float FREQ[16] = TABLE(F);
+    float AMP[16] = TABLE(A);
+    float OFFS[16] = TABLE(O);
+
     precise float fxc = float(x), fyc = float(y); // exact below 2^24
     precise float sum = 0.0;
-    for (uint o = 0u; o < p.octaves; o++) {
-        precise float ux = ((fxc * p.inv_n) * p.base) * p.oct[o].freq;
-        precise float uy = ((fyc * p.inv_n) * p.base) * p.oct[o].freq;
-        precise float px = (ux * p.oct[o].cosv - uy * p.oct[o].sinv) +
-                           p.oct[o].offs;
-        precise float py = (ux * p.oct[o].sinv + uy * p.oct[o].cosv) +
-                           p.oct[o].offs;
+    for (uint o = 0u; o < OCTAVES; o++) {
+        precise float ux = ((fxc * INV_N) * BASE) * FREQ[o];
+        precise float uy = ((fyc * INV_N) * BASE) * FREQ[o];
+        precise float px = (ux * COSV[o] - uy * SINV[o]) +
+                           OFFS[o];
+        precise float py = (ux * SINV[o] + uy * COSV[o]) +
+                           OFFS[o];
         precise float flx = floor(px), fly = floor(py);
         int ix = int(flx), iy = int(fly);
         precise float fx = px - flx, fy = py - fly;
@@ -75,8 +106,11 @@ void main()
         precise float hi = c + (d - c) * wx;
         precise float v = lo + (hi - lo) * wy;
         precise float r = 1.0 - abs(2.0 * v - 1.0); // fold each octave
-        sum = sum + p.oct[o].amp * (r * r);
+        sum = sum + AMP[o] * (r * r);
     }
-    precise float h = sum * p.inv_norm;
-    height[y * p.n + x] = h;
+    precise float h = sum * INV_NORM;
+    if (TEXELS)
+        imageStore(heightT, int(y * p.n + x), vec4(h));
+    else
+        height[y * p.n + x] = h;
 }
