@@ -59,7 +59,8 @@ LDLIBS += $(shell pkg-config --libs $(PKGS))
 # SDL2: its headers at build time; the library is dlopen()ed by --show
 # alone (render/window.c says why).
 ifeq ($(HAVE_SDL2),1)
-CFLAGS += -DWG_HAVE_SDL2 $(shell pkg-config --cflags sdl2)
+SDL_CFLAGS := -DWG_HAVE_SDL2 $(shell pkg-config --cflags sdl2)
+CFLAGS += $(SDL_CFLAGS)
 LDLIBS += -ldl
 endif
 
@@ -156,7 +157,7 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
 build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c worldgen.c $(LIB_SRC) $(SPV_INC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -ffp-contract=off -fopenmp -o $@ tests/fuzz/fuzz_options.c \
-	    $(LIB_SRC) $(shell pkg-config --cflags $(PKGS)) $(LDLIBS)
+	    $(LIB_SRC) $(shell pkg-config --cflags $(PKGS)) $(SDL_CFLAGS) $(LDLIBS)
 
 fuzz: build/fuzz/fuzz_options
 	build/fuzz/fuzz_options -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
