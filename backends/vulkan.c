@@ -36,10 +36,12 @@
  *   backend          terrain  erosion  normals  stages
  *   openmp            0.022    0.016    0.003    0.040
  *   vulkan, first     0.109    0.198    0.022    0.329
- *   vulkan, before    0.076    0.112    0.023    0.21
- *   vulkan, now       0.027    0.068    0.020    0.115   (2.9x openmp)
- *   at 512 (least of 15): openmp 0.0016/0.0012/0.0001, vulkan before
- *   0.0102/0.0095/0.0026, now 0.0057/0.0066/0.0023.
+ *   vulkan, earlier   0.076    0.112    0.023    0.21
+ *   vulkan, before    0.027    0.068    0.020    0.115   (2.9x openmp)
+ *   vulkan, now       0.027    0.065    0.020    0.112   (2.8x openmp)
+ *   at 512 (least of 15): openmp 0.0016/0.0012/0.0001, vulkan earlier
+ *   0.0102/0.0095/0.0026, before 0.0057/0.0066/0.0023 (erosion 0.0073
+ *   when interleaved with "now"), now erosion 0.0066.
  *
  * Readback 5 ms mapped, 10 ms staged (and 0.2 s more setup for the staging
  * buffers' pages).  The target of 2x openmp is not met.  What costs, and
@@ -84,6 +86,20 @@
  *   value), so all rows of every pass stay live.  Shared memory (the usual
  *   GPU tiling) would not help here: lavapipe loops over the lanes for
  *   shared loads too.
+ * - erosion's term as e = d - clamp(d, lo, hi), the clamp written as two
+ *   selects, with the bounds (-T, T) or (-inf, +inf) where the pair does
+ *   not exist (made once per strip, and per row for the diagonals): 7
+ *   operations a term instead of 9 plus the 'ok' masks.  Interleaved at
+ *   2048 (a noisy VM, another job on one core): least of 15 0.068 ->
+ *   0.065 s, medians equal (0.076); at 512 (21 runs) medians 0.0076 ->
+ *   0.0071, least 0.0073 -> 0.0066.  Tried and dropped, each within the
+ *   noise or worse: clamp() itself (lavapipe's fmin and fmax handle NaN:
+ *   slower than the selects), selects instead of min/max for the diagonal
+ *   bounds, the diagonal terms' row test folded into the multiplier (e *
+ *   (rate or +0): least +5 %), K = 6 (W = 12: +6 to +13 %, W = 8: worse),
+ *   W = 16 and H = 64 with the new term (+5 to +10 % at 2048 and 512),
+ *   the row loop unrolled twice to halve the masked writes of the carried
+ *   rows (+25 %: the body no longer fits the caches).
  * - glslc -O's loop unroller drops 'precise' from the copies it makes and
  *   then fuses them into Fma (heights off by 1 ulp): erosion.comp writes
  *   its unrolled loops out with the preprocessor instead of [[unroll]],
@@ -97,8 +113,9 @@
  *   took 0.11 s and the readback 0.2 s; open() now touches every mapped
  *   buffer and the host fields, as the OpenMP backend does, so that cost
  *   shows as setup.
- * Left to try: erosion with K > 4 (more PASS lines; the halo work grows),
- * erosion's dst through imageStore without the per-column branch.
+ * Left to try: erosion's dst through imageStore without the per-column
+ * branch; fusing the normals into the last erosion dispatch (a halo of
+ * K + 1).
  * Timestamps: lavapipe's queue has timestampValidBits 64 and a
  * timestampPeriod of 1 ns; their span agrees with the host's submit-to-fence
  * time within 0.3 ms. */

@@ -67,7 +67,7 @@ float ld(uint i)
     return TEXELS ? texelFetch(srcT, int(i)).x : src[i];
 }
 
-float t, mt, rate;
+float t, mt, rate, inf, ninf;
 
 // moved + (what one neighbour of height nb takes from a cell of height h),
 // where the neighbour exists when 'ok'.
@@ -150,22 +150,29 @@ void single_pass()
 
 // Strip column i (0 .. WK-1) is world column x0 - K + i; col_ok[i]: it is
 // inside the world; pair_ok[i]: columns i and i + 1 both are.
+// plo[i], phi[i]: the clamp's bounds for the pair (i, i + 1), -T and T, or
+// -inf and +inf where pair_ok[i] is false.
 bool col_ok[WK], pair_ok[WK];
+float plo[WK], phi[WK];
 
 // What a cell of height h gives a neighbour of height nb, e * C of SPEC.md,
-// or +0 where the pair does not exist (!ok).  The neighbour's term for the
-// same pair is exactly its negation: nb - h = -(h - nb), the talus test is
-// symmetric and the rounding of -, + and * is too.  So each pair is computed
-// once, and a cell subtracts the term its neighbour computed (m - x equals
-// m + (-x) exactly): only the terms are shared, every cell still sums its
-// own eight in the SPEC's order.
-float term(float h, float nb, bool ok)
+// or +-0 where the pair does not exist.  SPEC's e (d - T where d > T, d + T
+// where d < -T, else 0) is d - clamp(d, -T, T): the same subtraction where
+// |d| > T (d + T is d - (-T) exactly), and +-0 otherwise, which adds nothing
+// to a sum that is never -0 (see the top).  A pair that does not exist gets
+// the bounds -inf, +inf: d - d = +0.  The neighbour's term for the same pair
+// is exactly its negation: nb - h = -(h - nb), the clamp is symmetric and
+// the rounding of -, + and * is too.  So each pair is computed once, and a
+// cell subtracts the term its neighbour computed (m - x equals m + (-x)
+// exactly): only the terms are shared, every cell still sums its own eight
+// in the SPEC's order.
+float term(float h, float nb, float lo, float hi)
 {
     precise float d = h - nb;
-    precise float dm = d - t, dp = d + t;
-    float e = d > t ? dm : (d < mt ? dp : 0.0);
-    float te = ok ? e : 0.0;
-    precise float m = te * rate;
+    float c = d > hi ? hi : d; // not clamp(): lavapipe's fmin and fmax
+    c = c < lo ? lo : c;       // add NaN handling
+    precise float e = d - c;
+    precise float m = e * rate;
     return m;
 }
 
@@ -182,15 +189,22 @@ float term(float h, float nb, bool ok)
 #define MADE(i, k) (i >= k && i < WK - k)
 // The terms: hz[i] of (b[i], b[i+1]), dl[i] of (b[i], c[i-1]), vv[i] of
 // (b[i], c[i]), dr[i] of (b[i], c[i+1]).
+// dlo, dhi: the bounds of the diagonal pairs (i, i + 1) across rows rc and
+// rc + 1 (both pairs exist: the row pair (rlo, rhi) and the column pair).
+#define DBOUNDS(i, k, _b, _c, _d, _e)                                      \
+    if (i >= k - 1 && i < WK - k) {                                        \
+        dlo[IC(i)] = min(plo[IC(i)], rlo);                                 \
+        dhi[IC(i)] = max(phi[IC(i)], rhi);                                 \
+    }
 #define TERMS(i, k, b, c, _d, _e)                                          \
     if (i >= k - 1 && i < WK - k) {                                        \
-        hz[IC(i)] = term(b[IC(i)], b[IR(i)], pair_ok[IC(i)]);              \
-        dr[IC(i)] = term(b[IC(i)], c[IR(i)], vr && pair_ok[IC(i)]);        \
+        hz[IC(i)] = term(b[IC(i)], b[IR(i)], plo[IC(i)], phi[IC(i)]);      \
+        dr[IC(i)] = term(b[IC(i)], c[IR(i)], dlo[IC(i)], dhi[IC(i)]);      \
     }                                                                      \
     if (i >= k && i < WK - k + 1 && i < WK)                                \
-        dl[IC(i)] = term(b[IC(i)], c[IL(i)], vr && pair_ok[IL(i)]);        \
+        dl[IC(i)] = term(b[IC(i)], c[IL(i)], dlo[IL(i)], dhi[IL(i)]);      \
     if (MADE(i, k))                                                        \
-        vv[IC(i)] = term(b[IC(i)], c[IC(i)], vr);
+        vv[IC(i)] = term(b[IC(i)], c[IC(i)], rlo, rhi);
 // SPEC order: the three upward terms (s), left, right, the three downward.
 #define CELL(i, k, b, s, _d, _e)                                           \
     if (MADE(i, k)) {                                                      \
@@ -217,8 +231,11 @@ float term(float h, float nb, bool ok)
     if (i < WK)                                                            \
         col_ok[IC(i)] = x0 - K + i >= 0 && x0 - K + i < int(n);
 #define PAIR_OK(i, a, b, c, d, e)                                          \
-    if (i < WK)                                                            \
-        pair_ok[IC(i)] = i + 1 < WK && col_ok[IC(i)] && col_ok[IR(i)];
+    if (i < WK) {                                                          \
+        pair_ok[IC(i)] = i + 1 < WK && col_ok[IC(i)] && col_ok[IR(i)];     \
+        plo[IC(i)] = pair_ok[IC(i)] ? mt : ninf;                           \
+        phi[IC(i)] = pair_ok[IC(i)] ? t : inf;                             \
+    }
 #define ZERO(i, a, b, c, d, e)                                             \
     if (i < WK) {                                                          \
         b0[IC(i)] = 0.0; c0[IC(i)] = 0.0; b1[IC(i)] = 0.0;                 \
@@ -240,7 +257,9 @@ float term(float h, float nb, bool ok)
     if (k <= int(PASSES)) {                                                \
         int rc = yy - k;                                                   \
         bool vr = rc >= 0 && rc + 1 < int(n); /* rows rc, rc+1 exist */    \
-        float hz[WK], dl[WK], vv[WK], dr[WK], row[WK];                     \
+        float rlo = vr ? mt : ninf, rhi = vr ? t : inf;                    \
+        float hz[WK], dl[WK], vv[WK], dr[WK], row[WK], dlo[WK], dhi[WK];   \
+        EACH_COL(DBOUNDS, k, _, _, _, _)                                   \
         EACH_COL(TERMS, k, b, c, _, _)                                     \
         EACH_COL(CELL, k, b, s, _, _)                                      \
         EACH_COL(UPSUM, k, s, _, _, _)                                     \
@@ -296,6 +315,8 @@ void main()
     t = p.talus;
     rate = p.rate;
     mt = -t; // exact
+    inf = uintBitsToFloat(0x7f800000u);
+    ninf = -inf;
     if (PASSES == 0u)
         single_pass();
     else
