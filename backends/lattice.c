@@ -28,7 +28,7 @@ void wg_consts_init(wg_consts *c, const wg_world *w)
 
     c->n = n;
     c->octaves = w->octaves;
-    c->inv_n = 1.0f / (float)n;
+    c->inv_n = 1.0f / (float)(n - 1);
     c->base = WG_BASE;
     for (uint32_t o = 0; o < WG_MAX_OCTAVES; o++) {
         c->freq[o] = freq;
@@ -42,7 +42,7 @@ void wg_consts_init(wg_consts *c, const wg_world *w)
         amp *= 0.5f;
     }
     c->inv_norm = 1.0f / norm;
-    c->talus = 4.0f / (float)n;
+    c->talus = 4.0f / (float)(n - 1);
     c->rate = WG_RATE;
 
     float s = WG_WORLD_UNITS / (float)(n - 1);

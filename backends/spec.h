@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WG_SPEC_VERSION 1
+#define WG_SPEC_VERSION 2
 #define WG_WORLD_UNITS 6.0f  /* the grid spans 6 units on X and Z */
 #define WG_HEIGHT_UNITS 1.0f /* a height of 1 stands 1 unit tall */
 #define WG_LATTICE_R 256     /* the lattice is R*R floats */
@@ -38,10 +38,10 @@ typedef struct wg_world {
 typedef struct wg_consts {
     uint32_t n;
     uint32_t octaves;
-    float inv_n;    /* 1.0f / N */
+    float inv_n;    /* 1.0f / (N - 1) */
     float base;     /* BASE */
     float inv_norm; /* 1.0f / (sum of octave amplitudes) */
-    float talus;    /* T = 4.0f / N */
+    float talus;    /* T = 4.0f / (N - 1) */
     float rate;     /* C */
     float k1;       /* HEIGHT / S, for the clamped edge rows and columns */
     float k2;       /* HEIGHT / (2 * S), for interior cells */

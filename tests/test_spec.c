@@ -37,8 +37,8 @@ WG_TEST(consts_are_binary32_of_spec)
     wg_world w = {.size = 64, .octaves = 6, .passes = 12, .seed = 1};
     wg_consts c;
     wg_consts_init(&c, &w);
-    CHECK(c.inv_n == 1.0f / 64.0f);
-    CHECK(c.talus == 4.0f / 64.0f);
+    CHECK(c.inv_n == 1.0f / 63.0f);
+    CHECK(c.talus == 4.0f / 63.0f);
     CHECK(c.inv_norm == 1.0f / 1.96875f, "norm of 6 octaves is 1.96875");
     CHECK(c.freq[5] == 32.0f && c.amp[5] == 0.03125f && c.offs[5] == 85.0f);
     float s = 6.0f / 63.0f;
@@ -210,4 +210,46 @@ WG_TEST(scalar_heights_in_unit_range_and_normals_unit)
         }
         wg_fields_free(&f);
     }
+}
+
+/* SPEC v2, stage 1: the noise is sampled at x / (N - 1), so a 513 preview
+ * is exactly the terrain of a 2049 build at every vertex they share (every
+ * fourth one of 2049), to the bit. */
+static void spec_check_preview(uint32_t small, uint32_t big, uint64_t seed)
+{
+    wg_world ws = {.size = small, .octaves = 8, .passes = 0, .seed = seed};
+    wg_world wb = ws;
+    wb.size = big;
+    wg_consts cs, cb;
+    static float lat[WG_LATTICE_R * WG_LATTICE_R];
+    wg_consts_init(&cs, &ws);
+    wg_consts_init(&cb, &wb);
+    wg_lattice_fill(lat, seed);
+    const uint32_t step = (big - 1) / (small - 1);
+    float *hs = malloc(wg_cells(small) * sizeof(float));
+    float *row = malloc((size_t)big * sizeof(float));
+    wg_view vs = {hs, wg_rect_world(small)};
+    wg_scalar_terrain(&cs, lat, wg_rect_world(small), &vs);
+    size_t bad = 0, first = 0;
+    for (uint32_t y = 0; y < small; y++) {
+        /* One row of the big world at a time: only its shared rows. */
+        wg_rect r = {0, y * step, big, 1};
+        wg_view vb = {row, r};
+        wg_scalar_terrain(&cb, lat, r, &vb);
+        for (uint32_t x = 0; x < small; x++)
+            if (memcmp(&hs[(size_t)y * small + x], &row[x * step], 4) != 0 &&
+                bad++ == 0)
+                first = (size_t)y * small + x;
+    }
+    CHECK(bad == 0, "%u against %u, seed %llu: %zu shared vertices differ, "
+          "first at %zu", small, big, (unsigned long long)seed, bad, first);
+    free(hs);
+    free(row);
+}
+
+WG_TEST(terrain_preview_equals_bigger_world_at_shared_vertices)
+{
+    spec_check_preview(513, 2049, 1234);
+    spec_check_preview(257, 1025, 0xdeadbeef);
+    spec_check_preview(1001, 2001, 7);
 }
