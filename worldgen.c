@@ -35,8 +35,13 @@ enum { EXIT_USAGE = 2, EXIT_DISAGREE = 3 };
 typedef struct settings {
     wg_world world;
     const char *mesh;
+    int passes_given;              /* --erosion was on the command line */
+    int steps_given;               /* --hydraulic was on the command line */
     const char *heightmap;
     wg_hm_format heightmap_format; /* from --heightmap-format, or NONE */
+    const char *watermap;          /* --watermap FILE, in heightmap_format's
+                                      family: its own extension decides */
+    wg_hm_format watermap_format;
     const char *json;              /* --json FILE, "-" for stdout */
     int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
     int check;                     /* exit 3 when a backend disagrees */
@@ -53,7 +58,7 @@ typedef struct settings {
 } settings;
 
 static const settings defaults = {
-    .world = {.size = 512, .octaves = 6, .passes = 12, .seed = 1234},
+    .world = {.size = 512, .octaves = 6, .seed = 1234, .sea = WG_SEA_DEFAULT},
     .mesh = "scalar",
     .out = "world.png",
 };
@@ -63,6 +68,9 @@ enum {
     OPT_SEED,
     OPT_OCTAVES,
     OPT_EROSION,
+    OPT_HYDRAULIC,
+    OPT_SEA_LEVEL,
+    OPT_WATERMAP,
     OPT_MESH,
     OPT_HISTOGRAM,
     OPT_HEIGHTMAP,
@@ -95,6 +103,9 @@ static const struct option long_opts[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"octaves", required_argument, NULL, OPT_OCTAVES},
     {"erosion", required_argument, NULL, OPT_EROSION},
+    {"hydraulic", required_argument, NULL, OPT_HYDRAULIC},
+    {"sea-level", required_argument, NULL, OPT_SEA_LEVEL},
+    {"watermap", required_argument, NULL, OPT_WATERMAP},
     {"mesh", required_argument, NULL, OPT_MESH},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"check", no_argument, NULL, OPT_CHECK},
@@ -137,7 +148,12 @@ static void usage(FILE *fp)
 "      --size N             vertices per side, 2..65536 (default 512)\n"
 "      --seed S             unsigned 64-bit seed, decimal or 0x hex (default 1234)\n"
 "      --octaves N          noise octaves, 1..16 (default 6)\n"
-"      --erosion N          thermal erosion passes, 0..10000 (default 12)\n"
+"      --erosion N          thermal erosion passes, 0..10000 (default: 12 at\n"
+"                           513, scaled with the square of the resolution)\n"
+"      --hydraulic N        hydraulic erosion steps (rain, rivers, sediment),\n"
+"                           0..100000, 0 for none (default: 400 at 513,\n"
+"                           scaled with the resolution)\n"
+"      --sea-level H        the sea's height, 0..1 (default 0.25)\n"
 "\n"
 "Backends:\n"
 "      --mesh NAME          backend to run:");
@@ -164,6 +180,8 @@ static void usage(FILE *fp)
 "                           standard output (the tables then go to stderr)\n"
 "      --heightmap-format F pfm, png or r16: the format for '-' or to override\n"
 "                           the extension\n"
+"      --watermap FILE      write the water depth (same formats and scale as\n"
+"                           --heightmap: height + water is the water surface)\n"
 "      --obj FILE           also write the mesh as Wavefront OBJ (Y up, metres),\n"
 "                           with FILE.mtl and FILE_albedo.png beside it\n"
 "  -q, --quiet              print no tables\n"
@@ -293,34 +311,38 @@ static int check_picture_args(settings *s)
     if (s->out && s->out[0] == '\0')
         return usage_error("--out: '' is not a file name (for no picture, "
                            "give --no-image)");
-    const char *others[2][2] = {{"heightmap", s->heightmap},
-                                {"json", s->json}};
-    for (int i = 0; s->out && i < 2; i++)
-        if (others[i][1] && strcmp(s->out, others[i][1]) == 0)
-            return usage_error(strcmp(s->out, "-") == 0
-                                   ? "--out %s and --%s %s both want standard "
-                                     "output; send one to a file"
-                                   : "--out '%s' and --%s '%s' are the same "
-                                     "file",
-                               s->out, others[i][0], others[i][1]);
-    if (!s->obj)
-        return -1;
-    if (strcmp(s->obj, "-") == 0)
+    if (s->obj && strcmp(s->obj, "-") == 0)
         return usage_error("--obj: '-' is not supported: the OBJ names its "
                            ".mtl and texture, which must be files beside it");
-    if (s->obj[0] == '\0')
+    if (s->obj && s->obj[0] == '\0')
         return usage_error("--obj: '' is not a file name");
     char mtl[4096], tex[4096];
-    if (wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
+    if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
         return usage_error("--obj: '%s' is too long a path", s->obj);
-    const char *mine[3] = {s->obj, mtl, tex};
-    const char *theirs[3][2] = {{"out", s->out}, {"heightmap", s->heightmap},
-                                {"json", s->json}};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            if (theirs[j][1] && strcmp(mine[i], theirs[j][1]) == 0)
+    /* Every file the run writes, by the option that names it: no two may
+     * be one, and only one may be standard output. */
+    struct { const char *opt, *path; } outs[] = {
+        {"out", s->out},           {"heightmap", s->heightmap},
+        {"watermap", s->watermap}, {"json", s->json},
+        {"obj", s->obj},           {"obj", s->obj ? mtl : NULL},
+        {"obj", s->obj ? tex : NULL},
+    };
+    const int nouts = (int)(sizeof outs / sizeof outs[0]);
+    for (int i = 0; i < nouts; i++)
+        for (int j = i + 1; j < nouts; j++) {
+            const char *a = outs[i].path, *b = outs[j].path;
+            if (!a || !b || strcmp(a, b) != 0)
+                continue;
+            if (strcmp(outs[j].opt, "obj") == 0)
                 return usage_error("--obj '%s' writes '%s', which --%s "
-                                   "writes too", s->obj, mine[i], theirs[j][0]);
+                                   "writes too", s->obj, b, outs[i].opt);
+            return usage_error(strcmp(a, "-") == 0
+                                   ? "--%s %s and --%s %s both want standard "
+                                     "output; send one to a file"
+                                   : "--%s '%s' and --%s '%s' are the same "
+                                     "file",
+                               outs[i].opt, a, outs[j].opt, b);
+        }
     return -1;
 }
 
@@ -348,6 +370,18 @@ static int parse_args(int argc, char **argv, settings *s)
         case OPT_EROSION:
             rc = parse_u32("erosion", optarg, 0, WG_EROSION_MAX,
                            &s->world.passes);
+            s->passes_given = 1;
+            break;
+        case OPT_HYDRAULIC:
+            rc = parse_u32("hydraulic", optarg, 0, WG_HYDRAULIC_MAX,
+                           &s->world.steps);
+            s->steps_given = 1;
+            break;
+        case OPT_SEA_LEVEL:
+            rc = parse_float("sea-level", optarg, 0, 1, &s->world.sea);
+            break;
+        case OPT_WATERMAP:
+            s->watermap = optarg;
             break;
         case OPT_MESH:
             if (!wg_backend_find(optarg) && strcmp(optarg, "all") != 0 &&
@@ -479,20 +513,36 @@ static int parse_args(int argc, char **argv, settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    /* Counts not given follow the resolution, so that every size makes the
+     * same landscape (SPEC.md, "Defaults in world terms"). */
+    if (!s->passes_given)
+        s->world.passes = wg_default_passes(s->world.size);
+    if (!s->steps_given)
+        s->world.steps = wg_default_steps(s->world.size);
 
-    if (s->json && s->heightmap && strcmp(s->json, "-") == 0 &&
-        strcmp(s->heightmap, "-") == 0)
-        return usage_error("--json - and --heightmap - both want standard "
-                           "output; send one to a file");
-    if (s->heightmap && s->heightmap_format == WG_HM_NONE) {
-        if (strcmp(s->heightmap, "-") == 0)
-            return usage_error("--heightmap -: give the format with "
-                               "--heightmap-format (pfm, png or r16)");
-        s->heightmap_format = wg_heightmap_format_of_path(s->heightmap);
-        if (s->heightmap_format == WG_HM_NONE)
-            return usage_error("--heightmap: '%s' has no known extension "
+    /* A map's format: --heightmap-format for '-' or to override, else its
+     * extension. */
+    struct { const char *opt, *path; wg_hm_format *f; } maps[] = {
+        {"heightmap", s->heightmap, &s->heightmap_format},
+        {"watermap", s->watermap, &s->watermap_format},
+    };
+    const wg_hm_format given = s->heightmap_format;
+    for (int i = 0; i < 2; i++) {
+        if (!maps[i].path)
+            continue;
+        *maps[i].f = given;
+        if (*maps[i].f != WG_HM_NONE)
+            continue;
+        if (strcmp(maps[i].path, "-") == 0)
+            return usage_error("--%s -: give the format with "
+                               "--heightmap-format (pfm, png or r16)",
+                               maps[i].opt);
+        *maps[i].f = wg_heightmap_format_of_path(maps[i].path);
+        if (*maps[i].f == WG_HM_NONE)
+            return usage_error("--%s: '%s' has no known extension "
                                "(valid: .pfm, .png, .r16; or give "
-                               "--heightmap-format)", s->heightmap);
+                               "--heightmap-format)", maps[i].opt,
+                               maps[i].path);
     }
     return check_picture_args(s);
 }
@@ -518,10 +568,11 @@ static double available_bytes(void)
  * Returns 0, or 1 after saying how much it needs. */
 static int check_memory(const settings *s, int backends)
 {
-    /* A running backend holds 6 fields (two heights for ping-pong, three
-     * normals, and one more on a GPU's staging side); each finished run
-     * that is kept for comparison holds 4. */
-    double fields = 6.0 + 4.0 * (backends > 1 ? 1 : 0);
+    /* A running backend holds the six result fields and a second height
+     * (ping-pong), and during the hydraulic stage five more (a second water
+     * and two sediments, R, the starting ground); the reference run kept
+     * for comparison holds six. */
+    double fields = (s->world.steps ? 12.0 : 7.0) + 6.0 * (backends > 1 ? 1 : 0);
     double need = (double)wg_cells(s->world.size) * sizeof(float) * fields;
     double have = available_bytes();
     if (need <= have)
@@ -545,8 +596,10 @@ static void on_signal(int sig)
 static void describe(const settings *s, char *buf, size_t len)
 {
     snprintf(buf, len, "--size %" PRIu32 " --seed %" PRIu64
-             " --octaves %" PRIu32 " --erosion %" PRIu32,
-             s->world.size, s->world.seed, s->world.octaves, s->world.passes);
+             " --octaves %" PRIu32 " --erosion %" PRIu32 " --hydraulic %" PRIu32
+             " --sea-level %.9g", s->world.size, s->world.seed,
+             s->world.octaves, s->world.passes, s->world.steps,
+             (double)s->world.sea);
 }
 
 /* The parameters of the run and of the picture: the options that make the
@@ -653,7 +706,10 @@ out:
     return status;
 }
 
-static int write_heightmap(const settings *s, const wg_fields *f)
+/* Write one N x N field as a map (--heightmap, --watermap).  Returns 0,
+ * or 1 after a message. */
+static int write_map(const settings *s, const char *opt, const char *path,
+                     wg_hm_format format, const float *field, uint32_t n)
 {
     char err[WG_ERR_LEN], params[256];
     describe(s, params, sizeof params);
@@ -662,13 +718,12 @@ static int write_heightmap(const settings *s, const wg_fields *f)
         {"worldgen", params},
     };
     wg_outfile o;
-    if (wg_outfile_open(&o, s->heightmap, err) != 0 ||
-        wg_heightmap_write(o.fp, s->heightmap_format, f->height, f->n, text,
-                           2, err) != 0 ||
+    if (wg_outfile_open(&o, path, err) != 0 ||
+        wg_heightmap_write(o.fp, format, field, n, text, 2, err) != 0 ||
         wg_outfile_commit(&o, err) != 0) {
         wg_outfile_abort(&o);
-        fprintf(stderr, "worldgen: --heightmap: cannot write '%s': %s\n",
-                s->heightmap, err);
+        fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
+                err);
         return 1;
     }
     return 0;
@@ -757,6 +812,7 @@ static int run(const settings *s)
     float *lattice = NULL;
     const wg_result *ref = NULL;
     int to_stdout = (s->heightmap && strcmp(s->heightmap, "-") == 0) ||
+                    (s->watermap && strcmp(s->watermap, "-") == 0) ||
                     (s->json && strcmp(s->json, "-") == 0) ||
                     (s->out && strcmp(s->out, "-") == 0);
     FILE *tables = to_stdout ? stderr : stdout;
@@ -823,7 +879,11 @@ static int run(const settings *s)
     }
     if (s->json && write_json(s, res, n, ref, skipped, nsk) != 0)
         goto out;
-    if (s->heightmap && write_heightmap(s, f) != 0)
+    if (s->heightmap && write_map(s, "heightmap", s->heightmap,
+                                  s->heightmap_format, f->height, f->n) != 0)
+        goto out;
+    if (s->watermap && write_map(s, "watermap", s->watermap,
+                                 s->watermap_format, f->water, f->n) != 0)
         goto out;
     /* The picture last: the other outputs do not wait for it. */
     if ((s->out || s->obj) && write_picture(s, f, &st, tables) != 0)

@@ -1,6 +1,6 @@
 /* backend.h: the one small interface every field backend implements.
  *
- * A backend runs the three SPEC.md stages of one world on its own memory
+ * A backend runs the four SPEC.md stages of one world on its own memory
  * (host arrays, a GPU's buffers) and hands the results back in a readback.
  * The CLI drives every backend through wg_backend_run() alone, so a backend
  * is added by writing one file and one line in registry.c. */
@@ -17,13 +17,15 @@
  * backend pays before its first stage (pipeline creation on a GPU) and is
  * kept out of 'total' so the stage columns compare like with like. */
 typedef struct wg_times {
-    double setup, terrain, erosion, normals, readback;
+    double setup, terrain, erosion, hydraulic, normals, readback;
 } wg_times;
 
-/* The fields of one world, on the host: N*N floats each, row-major. */
+/* The fields of one world, on the host: N*N floats each, row-major.
+ * 'water' is the water depth over the ground and 'sediment' the height the
+ * hydraulic stage laid down (positive) or carried away (negative). */
 typedef struct wg_fields {
     uint32_t n;
-    float *height, *nx, *ny, *nz;
+    float *height, *water, *sediment, *nx, *ny, *nz;
 } wg_fields;
 
 /* Which GPU a GPU backend should use. */
@@ -46,7 +48,8 @@ typedef struct wg_job {
 
 /* A backend.  Every function that can fail returns 0 on success and -1 on
  * failure with a one-line reason (no trailing newline) in err[WG_ERR_LEN].
- * The stage functions run in order terrain, erosion, normals, readback, each
+ * The stage functions run in order terrain, erosion, hydraulic, normals,
+ * readback, each
  * once per open(); each adds its own measured seconds to 't', so a backend
  * that queues work (a GPU) can report device time rather than host time. */
 typedef struct wg_backend {
@@ -62,8 +65,9 @@ typedef struct wg_backend {
     void *(*open)(const wg_job *job, wg_times *t, char *err);
     int (*terrain)(void *ctx, wg_times *t, char *err);
     int (*erosion)(void *ctx, wg_times *t, char *err);
+    int (*hydraulic)(void *ctx, wg_times *t, char *err);
     int (*normals)(void *ctx, wg_times *t, char *err);
-    /* Move the final height and the normals into 'out' (which the caller
+    /* Move the final height, water, sediment and the normals into 'out' (which the caller
      * frees with wg_fields_free()). */
     int (*readback)(void *ctx, wg_fields *out, wg_times *t, char *err);
     /* Free everything open() took.  No operation is performed if ctx is NULL. */
@@ -112,7 +116,7 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
                    wg_times *t, char *dev, size_t dev_len, char *err);
 
-/* Allocate the four fields of an N-sided world.  Returns 0, or -1 when
+/* Allocate the six fields of an N-sided world.  Returns 0, or -1 when
  * memory runs out (nothing is then left allocated). */
 int wg_fields_alloc(wg_fields *f, uint32_t n);
 

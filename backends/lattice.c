@@ -48,6 +48,37 @@ void wg_consts_init(wg_consts *c, const wg_world *w)
     float s = WG_WORLD_UNITS / (float)(n - 1);
     c->k2 = WG_HEIGHT_UNITS / (2.0f * s);
     c->k1 = WG_HEIGHT_UNITS / s;
+
+    wg_hyd_init(&c->hyd, w);
+}
+
+#ifdef WG_TUNE
+#include <stdlib.h>
+static float tune(const char *name, float v)
+{
+    const char *e = getenv(name);
+    return e ? strtof(e, NULL) : v;
+}
+#else
+#define tune(name, v) (v)
+#endif
+
+void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
+{
+    /* q: how many cells of a 513 world one cell of this one spans, so that
+     * the constants below (chosen at 513) mean the same in world terms. */
+    const float q = 512.0f / (float)(w->size - 1);
+    h->sea = w->sea;
+    h->flow_o = tune("WG_FO", 0.1f);
+    h->flow_d = h->flow_o * 0.25f;
+    h->slope_d = 0x1.6a09e6p-1f;
+    h->vmax = tune("WG_V", 2048.0f) / q;
+    h->rain = tune("WG_RAIN", 2e-5f) * q;
+    h->keep = 1.0f - tune("WG_EVAP", 0.01f) * q;
+    h->kc = tune("WG_KC", 20.0f);
+    h->ke = tune("WG_KE", 0.3f);
+    h->kd = tune("WG_KD", 0.3f);
+    h->eps = 0x1p-40f;
 }
 
 void wg_lattice_fill(float *lat, uint64_t seed)
@@ -61,4 +92,18 @@ void wg_lattice_fill(float *lat, uint64_t seed)
         z ^= z >> 31;
         lat[k] = (float)(z >> 40) * 0x1p-24f;
     }
+}
+
+uint32_t wg_default_passes(uint32_t n)
+{
+    double q = (double)(n - 1) / 512.0;
+    double p = 12.0 * q * q;
+    return p > WG_EROSION_MAX ? WG_EROSION_MAX : (uint32_t)(p + 0.5);
+}
+
+uint32_t wg_default_steps(uint32_t n)
+{
+    double q = (double)(n - 1) / 512.0;
+    double p = 400.0 * q;
+    return p > WG_HYDRAULIC_MAX ? WG_HYDRAULIC_MAX : (uint32_t)(p + 0.5);
 }

@@ -67,7 +67,8 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
         snprintf(dev, dev_len, "%s", b->device(ctx));
     int rc = -1;
     if (b->terrain(ctx, t, err) == 0 && b->erosion(ctx, t, err) == 0 &&
-        b->normals(ctx, t, err) == 0 && b->readback(ctx, out, t, err) == 0)
+        b->hydraulic(ctx, t, err) == 0 && b->normals(ctx, t, err) == 0 &&
+        b->readback(ctx, out, t, err) == 0)
         rc = 0;
     b->close(ctx);
     if (rc != 0)
@@ -81,10 +82,12 @@ int wg_fields_alloc(wg_fields *f, uint32_t n)
     memset(f, 0, sizeof *f);
     f->n = n;
     f->height = malloc(bytes);
+    f->water = malloc(bytes);
+    f->sediment = malloc(bytes);
     f->nx = malloc(bytes);
     f->ny = malloc(bytes);
     f->nz = malloc(bytes);
-    if (f->height && f->nx && f->ny && f->nz)
+    if (f->height && f->water && f->sediment && f->nx && f->ny && f->nz)
         return 0;
     wg_fields_free(f);
     return -1;
@@ -93,10 +96,12 @@ int wg_fields_alloc(wg_fields *f, uint32_t n)
 void wg_fields_free(wg_fields *f)
 {
     free(f->height);
+    free(f->water);
+    free(f->sediment);
     free(f->nx);
     free(f->ny);
     free(f->nz);
-    f->height = f->nx = f->ny = f->nz = NULL;
+    f->height = f->water = f->sediment = f->nx = f->ny = f->nz = NULL;
 }
 
 double wg_now(void)

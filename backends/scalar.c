@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "hydraulic.h"
 #include "scalar.h"
 
 static inline float *scalar_at(const wg_view *v, uint32_t x, uint32_t y)
@@ -127,6 +128,147 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
         if (x1 == c->n)
             out[last] = scalar_erode_border(c, src, last, y);
     }
+}
+
+/* Stage 3: every cell visits its neighbours in SPEC order (dy outer, dx
+ * inner), skipping itself and those outside the world. */
+
+void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
+                               wg_rect win, const wg_view *b,
+                               const wg_view *w, const wg_view *s)
+{
+    for (uint32_t y = win.y; y < win.y + win.h; y++)
+        for (uint32_t x = win.x; x < win.x + win.w; x++)
+            wg_hyd_start(&c->hyd, *scalar_at(h, x, y), scalar_at(b, x, y),
+                         scalar_at(w, x, y), scalar_at(s, x, y));
+}
+
+/* Pass 1 of one cell anywhere, neighbours outside the world skipped. */
+static float scalar_hyd_scale_cell(const wg_consts *c, const wg_view *b,
+                                   const wg_view *w, uint32_t x, uint32_t y)
+{
+    const wg_hyd_consts *k = &c->hyd;
+    const int n = (int)c->n;
+    float wc = *scalar_at(w, x, y);
+    float h = *scalar_at(b, x, y) + wc, a = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int xx = (int)x + dx, yy = (int)y + dy;
+            if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n || yy >= n)
+                continue; /* outside the grid: no neighbour */
+            float hk = *scalar_at(b, (uint32_t)xx, (uint32_t)yy) +
+                       *scalar_at(w, (uint32_t)xx, (uint32_t)yy);
+            a = wg_hyd_demand(a, h, hk, dx && dy ? k->flow_d : k->flow_o,
+                              k->eps);
+        }
+    return wg_hyd_scale(a, wc, k->vmax);
+}
+
+/* Pass 2 of one cell anywhere, neighbours outside the world skipped. */
+static void scalar_hyd_step_cell(const wg_consts *c, const wg_view *const in[4],
+                                 uint32_t x, uint32_t y,
+                                 const wg_view *const out[3])
+{
+    const wg_hyd_consts *k = &c->hyd;
+    const int n = (int)c->n;
+    float bc = *scalar_at(in[0], x, y), wc = *scalar_at(in[1], x, y);
+    float rc = *scalar_at(in[3], x, y), h = bc + wc;
+    float out_ = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int xx = (int)x + dx, yy = (int)y + dy;
+            if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n || yy >= n)
+                continue;
+            uint32_t ux = (uint32_t)xx, uy = (uint32_t)yy;
+            int corner = dx && dy;
+            WG_HYD_GATHER(out_, win, sin, drop, bc, h, rc,
+                          *scalar_at(in[0], ux, uy), *scalar_at(in[1], ux, uy),
+                          *scalar_at(in[2], ux, uy), *scalar_at(in[3], ux, uy),
+                          corner ? k->flow_d : k->flow_o,
+                          corner ? k->slope_d : 1.0f, k->eps);
+        }
+    wg_hyd_finish(k, bc, wc, *scalar_at(in[2], x, y), out_, win, sin, drop,
+                  scalar_at(out[0], x, y), scalar_at(out[1], x, y),
+                  scalar_at(out[2], x, y));
+}
+
+/* Row y of a view, indexed by world x. */
+static inline const float *scalar_row(const wg_view *v, uint32_t y)
+{
+    return v->p + (size_t)(y - v->r.y) * v->r.w - v->r.x;
+}
+
+void wg_scalar_hydraulic_scale(const wg_consts *c, const wg_view *b,
+                               const wg_view *w, wg_rect win,
+                               const wg_view *r)
+{
+    const uint32_t last = c->n - 1;
+    for (uint32_t y = win.y; y < win.y + win.h; y++) {
+        uint32_t x0 = win.x, x1 = win.x + win.w; /* [x0, x1) */
+        if (y == 0 || y == last) {
+            for (uint32_t x = x0; x < x1; x++)
+                *scalar_at(r, x, y) = scalar_hyd_scale_cell(c, b, w, x, y);
+            continue;
+        }
+        /* An interior row: the same eight terms in SPEC order, no bounds
+         * checks, except at the world's first and last columns. */
+        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+        if (x0 == 0)
+            *scalar_at(r, 0, y) = scalar_hyd_scale_cell(c, b, w, 0, y);
+        if (i0 < i1)
+            wg_hyd_scale_row(&c->hyd, scalar_row(b, y - 1), scalar_row(b, y),
+                             scalar_row(b, y + 1), scalar_row(w, y - 1),
+                             scalar_row(w, y), scalar_row(w, y + 1), i0, i1,
+                             (float *)scalar_row(r, y));
+        if (x1 == c->n && last > 0)
+            *scalar_at(r, last, y) = scalar_hyd_scale_cell(c, b, w, last, y);
+    }
+}
+
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *b,
+                              const wg_view *w, const wg_view *s,
+                              const wg_view *r, wg_rect win,
+                              const wg_view *bo, const wg_view *wo,
+                              const wg_view *so)
+{
+    const uint32_t last = c->n - 1;
+    const wg_view *const in[4] = {b, w, s, r}, *const out[3] = {bo, wo, so};
+    for (uint32_t y = win.y; y < win.y + win.h; y++) {
+        uint32_t x0 = win.x, x1 = win.x + win.w;
+        if (y == 0 || y == last) {
+            for (uint32_t x = x0; x < x1; x++)
+                scalar_hyd_step_cell(c, in, x, y, out);
+            continue;
+        }
+        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+        if (x0 == 0)
+            scalar_hyd_step_cell(c, in, 0, y, out);
+        wg_hyd_rows rows;
+        for (int k = 0; k < 3; k++) {
+            rows.b[k] = scalar_row(b, y - 1 + (uint32_t)k);
+            rows.w[k] = scalar_row(w, y - 1 + (uint32_t)k);
+            rows.s[k] = scalar_row(s, y - 1 + (uint32_t)k);
+            rows.r[k] = scalar_row(r, y - 1 + (uint32_t)k);
+        }
+        if (i0 < i1)
+            wg_hyd_step_row(&c->hyd, &rows, i0, i1, (float *)scalar_row(bo, y),
+                            (float *)scalar_row(wo, y),
+                            (float *)scalar_row(so, y));
+        if (x1 == c->n && last > 0)
+            scalar_hyd_step_cell(c, in, last, y, out);
+    }
+}
+
+void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
+                                const wg_view *s, const wg_view *b0,
+                                wg_rect win, const wg_view *h,
+                                const wg_view *sed)
+{
+    for (uint32_t y = win.y; y < win.y + win.h; y++)
+        for (uint32_t x = win.x; x < win.x + win.w; x++)
+            wg_hyd_settle(&c->hyd, *scalar_at(b, x, y), *scalar_at(s, x, y),
+                          *scalar_at(b0, x, y), scalar_at(h, x, y),
+                          scalar_at(sed, x, y));
 }
 
 /* The normal of one cell from its four neighbours' heights. */
@@ -267,6 +409,62 @@ static int scalar_erosion(void *ctx, wg_times *t, char *err)
     return 0;
 }
 
+/* Stage 3 on the whole world: ping-pong pairs of ground, water and
+ * sediment, the scale R, and the starting ground for the net sediment. */
+static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
+{
+    scalar_ctx *s = ctx;
+    const wg_consts *c = &s->job->consts;
+    const uint32_t n = s->job->world.size, steps = s->job->world.steps;
+    const size_t bytes = wg_cells(n) * sizeof(float);
+    const wg_rect all = wg_rect_world(n);
+    double t0 = wg_now();
+    float *w2 = NULL, *s1 = NULL, *s2 = NULL, *r = NULL, *b0 = NULL;
+    int rc = -1;
+#define V(p) ((wg_view){(p), all})
+    if (!(s1 = malloc(bytes)) || !(b0 = malloc(bytes)))
+        goto oom;
+    wg_scalar_hydraulic_start(c, &V(s->f.height), all, &V(b0), &V(s->f.water),
+                              &V(s1));
+    if (steps == 0) { /* no steps: the ground stays, the sea fills */
+        memset(s->f.sediment, 0, bytes);
+        rc = 0;
+        goto out;
+    }
+    if (!(w2 = malloc(bytes)) || !(s2 = malloc(bytes)) || !(r = malloc(bytes)))
+        goto oom;
+    float *b[2] = {b0, s->other}, *w[2] = {s->f.water, w2}, *sd[2] = {s1, s2};
+    for (uint32_t i = 0; i < steps; i++) {
+        int a = i & 1, z = a ^ 1; /* read a, write z */
+        wg_scalar_hydraulic_scale(c, &V(b[a]), &V(w[a]), all, &V(r));
+        wg_scalar_hydraulic_step(c, &V(b[a]), &V(w[a]), &V(sd[a]), &V(r), all,
+                                 &V(b[z]), &V(w[z]), &V(sd[z]));
+        if (i == 0)
+            b[0] = s->f.height; /* b0 is kept: step 2 writes here instead */
+    }
+    int a = steps & 1;
+    wg_scalar_hydraulic_settle(c, &V(b[a]), &V(sd[a]), &V(b0), all,
+                               &V(s->f.height), &V(s->f.sediment));
+    if (a) { /* the water's last step went to w2 */
+        s->f.water = w2;
+        w2 = w[0];
+    }
+    rc = 0;
+    goto out;
+#undef V
+oom:
+    wg_fail(err, "scalar: out of memory for the hydraulic stage of a %ux%u "
+            "world", n, n);
+out:
+    free(w2);
+    free(s1);
+    free(s2);
+    free(r);
+    free(b0);
+    t->hydraulic += wg_now() - t0;
+    return rc;
+}
+
 static int scalar_normals(void *ctx, wg_times *t, char *err)
 {
     (void)err;
@@ -300,6 +498,7 @@ const wg_backend wg_backend_scalar = {
     .open = scalar_open,
     .terrain = scalar_terrain,
     .erosion = scalar_erosion,
+    .hydraulic = scalar_hydraulic,
     .normals = scalar_normals,
     .readback = scalar_readback,
     .close = scalar_close,

@@ -14,13 +14,39 @@
 void wg_scalar_terrain(const wg_consts *c, const float *lat, wg_rect win,
                        const wg_view *dst);
 
-/* One erosion pass over 'win' (stage 2).  src->r must contain win grown by
+/* One thermal erosion pass over 'win' (stage 2).  src->r must contain win grown by
  * one cell on each side (clipped to the world); dst->r must contain win;
  * src and dst must not overlap. */
 void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
                             wg_rect win, const wg_view *dst);
 
-/* Normals of 'win' (stage 3) from the heights in h (which must contain win
+/* Stage 3, hydraulic erosion, over 'win' (see SPEC.md for the state and
+ * the halo: a step reads two cells around each cell).
+ *
+ * start: the state (b, w, s) before the first step, from the heights h.
+ * scale: pass 1 of a step, R from b and w (which contain win grown by one
+ *        cell, clipped to the world).
+ * step:  pass 2 of a step, the new b, w, s from b, w, s and R (all four
+ *        containing win grown by one cell); outputs must not overlap inputs.
+ * settle: after the last step, the final heights and the net sediment from
+ *        b, s and the starting ground b0. */
+void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
+                               wg_rect win, const wg_view *b,
+                               const wg_view *w, const wg_view *s);
+void wg_scalar_hydraulic_scale(const wg_consts *c, const wg_view *b,
+                               const wg_view *w, wg_rect win,
+                               const wg_view *r);
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *b,
+                              const wg_view *w, const wg_view *s,
+                              const wg_view *r, wg_rect win,
+                              const wg_view *bo, const wg_view *wo,
+                              const wg_view *so);
+void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
+                                const wg_view *s, const wg_view *b0,
+                                wg_rect win, const wg_view *h,
+                                const wg_view *sed);
+
+/* Normals of 'win' (stage 4) from the heights in h (which must contain win
  * grown by one cell, clipped to the world), into three views. */
 void wg_scalar_normals(const wg_consts *c, const wg_view *h, wg_rect win,
                        const wg_view *nx, const wg_view *ny,

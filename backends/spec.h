@@ -24,14 +24,34 @@
 #define WG_SIZE_MIN 2u
 #define WG_SIZE_MAX 65536u
 #define WG_EROSION_MAX 10000u
+#define WG_HYDRAULIC_MAX 100000u
+#define WG_SEA_DEFAULT 0.25f
 
 /* One world: everything that decides its fields. */
 typedef struct wg_world {
     uint32_t size;    /* N: vertices per side, WG_SIZE_MIN..WG_SIZE_MAX */
     uint32_t octaves; /* 1..WG_MAX_OCTAVES */
     uint32_t passes;  /* erosion passes, 0..WG_EROSION_MAX */
+    uint32_t steps;   /* hydraulic steps, 0..WG_HYDRAULIC_MAX */
+    float sea;        /* sea level, a height in [0, 1] */
     uint64_t seed;
 } wg_world;
+
+/* The host constants of SPEC.md's hydraulic stage (stage 3), binary32. */
+typedef struct wg_hyd_consts {
+    float sea;    /* SEA: the sea level */
+    float flow_o; /* FO: flow per unit of surface drop, side neighbours */
+    float flow_d; /* FD: the same, corner neighbours (FO / 4) */
+    float slope_d; /* GD: a corner's drop counts 1/sqrt(2) (one cell apart on
+                      the diagonal is sqrt(2) cells) */
+    float vmax;   /* V: the most of a cell's water that one unit of R moves */
+    float rain;   /* RAIN: water added to every cell each step */
+    float keep;   /* KEEP: the share of water left after evaporation */
+    float kc;     /* KC: sediment capacity per unit of discharge and drop */
+    float ke;     /* KE: the share of the capacity deficit eroded a step */
+    float kd;     /* KD: the share of the capacity excess deposited a step */
+    float eps;    /* EPS: magnitudes below this are flushed to zero */
+} wg_hyd_consts;
 
 /* The host constants of SPEC.md for one world, binary32 as the SPEC says.
  * Backends read these; none recomputes them. */
@@ -45,6 +65,7 @@ typedef struct wg_consts {
     float rate;     /* C */
     float k1;       /* HEIGHT / S, for the clamped edge rows and columns */
     float k2;       /* HEIGHT / (2 * S), for interior cells */
+    wg_hyd_consts hyd; /* stage 3, hydraulic */
     float freq[WG_MAX_OCTAVES]; /* 2^o, exact */
     float amp[WG_MAX_OCTAVES];  /* 2^-o, exact */
     float offs[WG_MAX_OCTAVES]; /* (float)(o * 17) */
@@ -68,6 +89,17 @@ typedef struct wg_view {
 
 /* Fill 'c' from 'w'.  This function can't fail ('w' must be valid). */
 void wg_consts_init(wg_consts *c, const wg_world *w);
+
+/* Fill 'h' (stage 3's constants) from 'w'; wg_consts_init() calls it.
+ * This function can't fail. */
+void wg_hyd_init(wg_hyd_consts *h, const wg_world *w);
+
+/* The thermal passes and hydraulic steps that an N-sided world runs when
+ * the command line names no count: the counts that make the same landscape
+ * at every resolution (SPEC.md, "Defaults in world terms").  These
+ * functions can't fail. */
+uint32_t wg_default_passes(uint32_t n);
+uint32_t wg_default_steps(uint32_t n);
 
 /* Fill lat[0 .. R*R-1] from 'seed' with splitmix64, as SPEC.md says.
  * This function can't fail. */

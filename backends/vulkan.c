@@ -1575,6 +1575,16 @@ fail:
     return -1;
 }
 
+/* DEV: stage 3 is not on the device yet. */
+static int vulkan_hydraulic(void *ctx, wg_times *t, char *err)
+{
+    (void)t;
+    vulkan_ctx *v = ctx;
+    if (v->job->world.steps)
+        return wg_fail(err, "vulkan: hydraulic stage not implemented yet");
+    return 0;
+}
+
 static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
     vulkan_ctx *v = ctx;
@@ -1651,6 +1661,7 @@ const wg_backend wg_backend_vulkan = {
     .open = vulkan_open,
     .terrain = vulkan_terrain,
     .erosion = vulkan_erosion,
+    .hydraulic = vulkan_hydraulic,
     .normals = vulkan_normals,
     .readback = vulkan_readback,
     .close = vulkan_close,
