@@ -55,64 +55,86 @@ static inline float wg_hyd_rcp(float m)
     return r;
 }
 
-/* Pass 1, one neighbour: the demand A grows by d * ck when the cell's water
- * surface H stands above the neighbour's Hk. */
-static inline float wg_hyd_demand(float a, float h, float hk, float ck,
-                                  float eps)
+/* The routing weight of a neighbour whose surface lies d below the cell's
+ * (d > 0), where gk is 1 for a side and GD for a corner and p = rcp of
+ * the cell's steepest weighted drop: t = d gk p in (0, 1], weight t^4.
+ * The fourth power sends most of the water down the steepest way, which
+ * is what gathers rain into rivers; every product is flushed, so t^4 never
+ * falls to a subnormal. */
+static inline float wg_hyd_weight(float d, float gk, float p, float eps)
 {
-    float d = wg_hyd_ftz(h - hk, eps);
-    float t = a + d * ck;
-    return d > 0.0f ? t : a;
+    float t = wg_hyd_ftz((d * gk) * p, eps);
+    float t2 = wg_hyd_ftz(t * t, eps);
+    return wg_hyd_ftz(t2 * t2, eps);
 }
 
-/* Pass 1, the end: R = min(rcp(max(A, w)), V), or 0 when both are 0. */
-static inline float wg_hyd_scale(float a, float w, float vmax)
+/* Pass 1, after the neighbours: from the steepest weighted drop dmax and
+ * the sum of the weights, P = rcp(dmax) and Q = F * rcp(sum), where F, the
+ * share of the water that leaves, is min(1, KF dmax rcp(max(w, EPS))): a
+ * thin film runs off whole, deep water only as far as levels the
+ * surfaces. */
+static inline float wg_hyd_route(const wg_hyd_consts *k, float dmax,
+                                 float sum, float w)
 {
-    float m = wg_hyd_max(a, w);
-    float r = wg_hyd_min(wg_hyd_rcp(m > 0.0f ? m : 1.0f), vmax);
-    return m > 0.0f ? r : 0.0f;
+    float f = wg_hyd_min(1.0f, (dmax * k->kf) *
+                                   wg_hyd_rcp(wg_hyd_max(w, k->eps)));
+    float r = wg_hyd_rcp(sum > 0.0f ? sum : 1.0f);
+    return sum > 0.0f ? f * r : 0.0f;
 }
 
-/* Pass 2, one neighbour k (ground bk, water wk, sediment sk, scale rk) of a
- * cell (ground b, surface h, scale r); ck and gk are FO/GD's for its kind.
- * It adds to what the cell gathers: 'out', the share of its water that
- * leaves; 'win' and 'sin', the water and sediment arriving; 'drop', the
- * steepest drop of the ground to a neighbour.  A macro, not a function:
- * gcc 12 vectorises a row loop around it only with plain locals. */
-#define WG_HYD_GATHER(out, win, sin, drop, b, h, r, bk, wk, sk, rk, ck, gk, \
-                      eps)                                                  \
-    do {                                                                    \
-        float d_ = wg_hyd_ftz((h) - ((bk) + (wk)), eps);                    \
-        float o_ = (out) + ((d_ * (ck)) * (r));                             \
-        float f_ = ((-d_) * (ck)) * (rk);                                   \
-        float wi_ = (win) + (wk) * f_;                                      \
-        float si_ = (sin) + (sk) * f_;                                      \
-        float g_ = wg_hyd_ftz((b) - (bk), eps) * (gk);                      \
-        out = d_ > 0.0f ? o_ : (out);                                       \
-        win = d_ < 0.0f ? wi_ : (win);                                      \
-        sin = d_ < 0.0f ? si_ : (sin);                                      \
-        drop = wg_hyd_max(drop, g_);                                        \
+/* Pass 1: P = rcp(dmax), or 0 when no neighbour's surface is lower. */
+static inline float wg_hyd_inv(float dmax)
+{
+    float r = wg_hyd_rcp(dmax > 0.0f ? dmax : 1.0f);
+    return dmax > 0.0f ? r : 0.0f;
+}
+
+/* Pass 2, one neighbour k (ground bk, water wk, sediment sk, routing pk,
+ * qk) of a cell (ground b, surface h, routing p, q); gk is 1 for a side
+ * and GD for a corner.  It adds to what the cell gathers: 'out', the share
+ * of its water that leaves; 'win' and 'sin', the water and sediment
+ * arriving; 'drop', the steepest weighted drop of the ground; 'creep', the
+ * ground the cell loses to soil creep (ck is KS for a side, KS/4 for a
+ * corner).  A macro, not
+ * a function: gcc 12 vectorises a row loop around it only with plain
+ * locals. */
+#define WG_HYD_GATHER(out, win, sin, drop, creep, b, h, p, q, bk, wk, sk, \
+                      pk, qk, gk, ck, eps)                                 \
+    do {                                                                   \
+        float d_ = wg_hyd_ftz((h) - ((bk) + (wk)), eps);                   \
+        float o_ = (out) + wg_hyd_ftz(wg_hyd_weight(d_, gk, p, eps) * (q), \
+                                      eps);                                \
+        float f_ = wg_hyd_ftz(wg_hyd_weight(-d_, gk, pk, eps) * (qk), eps); \
+        float wi_ = (win) + (wk) * f_;                                     \
+        float si_ = (sin) + (sk) * f_;                                     \
+        float e_ = wg_hyd_ftz((b) - (bk), eps);                            \
+        float g_ = e_ * (gk);                                              \
+        creep = (creep) + e_ * (ck);                                       \
+        out = d_ > 0.0f ? o_ : (out);                                      \
+        win = d_ < 0.0f ? wi_ : (win);                                     \
+        sin = d_ < 0.0f ? si_ : (sin);                                     \
+        drop = wg_hyd_max(drop, g_);                                       \
     } while (0)
 
 /* Pass 2, the end: the cell's new ground, water and sediment. */
 static inline void wg_hyd_finish(const wg_hyd_consts *k, float b, float w,
                                  float s, float out, float win, float sin,
-                                 float drop, float *b_out, float *w_out,
-                                 float *s_out)
+                                 float drop, float creep, float *b_out,
+                                 float *w_out, float *s_out)
 {
     const float eps = k->eps;
     float wo = wg_hyd_ftz(w * out, eps);
     float w1 = wg_hyd_ftz(wg_hyd_max((w - wo) + win, 0.0f), eps);
     float so = s * out;
     float s1 = wg_hyd_ftz(wg_hyd_max((s - so) + sin, 0.0f), eps);
-    float cap = wg_hyd_ftz((wo * drop) * k->kc, eps);
+    float cap = wg_hyd_ftz((wg_hyd_ftz(wo * wo, eps) * drop) * k->kc, eps);
     /* Erode the deficit (at most half the steepest drop), or deposit the
      * excess. */
     float e = wg_hyd_min(wg_hyd_ftz((cap - s1) * k->ke, eps), drop * 0.5f);
     float dep = wg_hyd_ftz((s1 - cap) * k->kd, eps);
     float b1 = s1 < cap ? b - e : b + dep;
     float s2 = s1 < cap ? s1 + e : s1 - dep;
-    b1 = wg_hyd_ftz(b1, eps);
+    b1 = wg_hyd_ftz(wg_hyd_ftz(b1, eps) - creep, eps);
     s2 = wg_hyd_ftz(s2, eps);
     float w2 = wg_hyd_ftz((w1 + k->rain) * k->keep, eps);
     float sea = wg_hyd_ftz(k->sea - b1, eps);
@@ -144,37 +166,52 @@ static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float s,
 }
 
 /* Pass 1 over cells x0 <= x < x1 of an interior row, every cell with all
- * eight neighbours: rows are indexed by world x; up/dn are the rows above
- * and below. */
-static inline void wg_hyd_scale_row(const wg_hyd_consts *k,
+ * eight neighbours: rows are indexed by world x; 'u' and 'd' are the rows
+ * above and below.  Writes P and Q. */
+static inline void wg_hyd_route_row(const wg_hyd_consts *k,
                                     const float *restrict bu,
                                     const float *restrict b,
                                     const float *restrict bd,
                                     const float *restrict wu,
                                     const float *restrict w,
                                     const float *restrict wd, size_t x0,
-                                    size_t x1, float *restrict r)
+                                    size_t x1, float *restrict po,
+                                    float *restrict qo)
 {
-    const float fo = k->flow_o, fd = k->flow_d, eps = k->eps, v = k->vmax;
+    const wg_hyd_consts kk = *k;
+    const float gd = kk.slope_d, eps = kk.eps;
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
-        float h = b[x] + w[x], a = 0.0f;
-        a = wg_hyd_demand(a, h, bu[x - 1] + wu[x - 1], fd, eps);
-        a = wg_hyd_demand(a, h, bu[x] + wu[x], fo, eps);
-        a = wg_hyd_demand(a, h, bu[x + 1] + wu[x + 1], fd, eps);
-        a = wg_hyd_demand(a, h, b[x - 1] + w[x - 1], fo, eps);
-        a = wg_hyd_demand(a, h, b[x + 1] + w[x + 1], fo, eps);
-        a = wg_hyd_demand(a, h, bd[x - 1] + wd[x - 1], fd, eps);
-        a = wg_hyd_demand(a, h, bd[x] + wd[x], fo, eps);
-        a = wg_hyd_demand(a, h, bd[x + 1] + wd[x + 1], fd, eps);
-        r[x] = wg_hyd_scale(a, w[x], v);
+        float h = b[x] + w[x];
+        /* The eight surface drops in SPEC order, and their weights. */
+        float d[8] = {
+            wg_hyd_ftz(h - (bu[x - 1] + wu[x - 1]), eps),
+            wg_hyd_ftz(h - (bu[x] + wu[x]), eps),
+            wg_hyd_ftz(h - (bu[x + 1] + wu[x + 1]), eps),
+            wg_hyd_ftz(h - (b[x - 1] + w[x - 1]), eps),
+            wg_hyd_ftz(h - (b[x + 1] + w[x + 1]), eps),
+            wg_hyd_ftz(h - (bd[x - 1] + wd[x - 1]), eps),
+            wg_hyd_ftz(h - (bd[x] + wd[x]), eps),
+            wg_hyd_ftz(h - (bd[x + 1] + wd[x + 1]), eps),
+        };
+        const float g[8] = {gd, 1.0f, gd, 1.0f, 1.0f, gd, 1.0f, gd};
+        float dmax = 0.0f, sum = 0.0f;
+        for (int i = 0; i < 8; i++)
+            dmax = wg_hyd_max(dmax, d[i] * g[i]);
+        float p = wg_hyd_inv(dmax);
+        for (int i = 0; i < 8; i++) {
+            float t = sum + wg_hyd_weight(d[i], g[i], p, eps);
+            sum = d[i] > 0.0f ? t : sum;
+        }
+        po[x] = p;
+        qo[x] = wg_hyd_route(&kk, dmax, sum, w[x]);
     }
 }
 
 /* The rows around an interior row of pass 2: [0] above, [1] the row, [2]
  * below, each indexed by world x. */
 typedef struct wg_hyd_rows {
-    const float *b[3], *w[3], *s[3], *r[3];
+    const float *b[3], *w[3], *s[3], *p[3], *q[3];
 } wg_hyd_rows;
 
 /* Pass 2 over cells x0 <= x < x1 of an interior row (all eight neighbours
@@ -185,38 +222,80 @@ static inline void wg_hyd_step_row(const wg_hyd_consts *k,
                                    float *restrict wo, float *restrict so)
 {
     const wg_hyd_consts kk = *k; /* in registers, not re-read per cell */
-    const float fo = kk.flow_o, fd = kk.flow_d, gd = kk.slope_d;
-    const float eps = kk.eps;
+    const float gd = kk.slope_d, eps = kk.eps;
+    const float cso = kk.creep_o, csd = kk.creep_d;
     const float *restrict b0 = in->b[0], *restrict b1 = in->b[1],
                           *restrict b2 = in->b[2];
     const float *restrict w0 = in->w[0], *restrict w1 = in->w[1],
                           *restrict w2 = in->w[2];
     const float *restrict s0 = in->s[0], *restrict s1 = in->s[1],
                           *restrict s2 = in->s[2];
-    const float *restrict r0 = in->r[0], *restrict r1 = in->r[1],
-                          *restrict r2 = in->r[2];
+    const float *restrict p0 = in->p[0], *restrict p1 = in->p[1],
+                          *restrict p2 = in->p[2];
+    const float *restrict q0 = in->q[0], *restrict q1 = in->q[1],
+                          *restrict q2 = in->q[2];
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
-        float b = b1[x], w = w1[x], r = r1[x], h = b + w;
-        float out = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f;
-#define WG_HYD_NB(row, dx, c, g)                                             \
-    WG_HYD_GATHER(out, win, sin, drop, b, h, r, b##row[x + dx],              \
-                  w##row[x + dx], s##row[x + dx], r##row[x + dx], c, g, eps)
-        WG_HYD_NB(0, -1, fd, gd);
-        WG_HYD_NB(0, 0, fo, 1.0f);
-        WG_HYD_NB(0, 1, fd, gd);
-        WG_HYD_NB(1, -1, fo, 1.0f);
-        WG_HYD_NB(1, 1, fo, 1.0f);
-        WG_HYD_NB(2, -1, fd, gd);
-        WG_HYD_NB(2, 0, fo, 1.0f);
-        WG_HYD_NB(2, 1, fd, gd);
+        float b = b1[x], w = w1[x], p = p1[x], q = q1[x], h = b + w;
+        float out = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
+#define WG_HYD_NB(row, dx, g, c)                                             \
+    WG_HYD_GATHER(out, win, sin, drop, creep, b, h, p, q, b##row[x + dx],    \
+                  w##row[x + dx], s##row[x + dx], p##row[x + dx],            \
+                  q##row[x + dx], g, c, eps)
+        WG_HYD_NB(0, -1, gd, csd);
+        WG_HYD_NB(0, 0, 1.0f, cso);
+        WG_HYD_NB(0, 1, gd, csd);
+        WG_HYD_NB(1, -1, 1.0f, cso);
+        WG_HYD_NB(1, 1, 1.0f, cso);
+        WG_HYD_NB(2, -1, gd, csd);
+        WG_HYD_NB(2, 0, 1.0f, cso);
+        WG_HYD_NB(2, 1, gd, csd);
 #undef WG_HYD_NB
         float nb, nw, ns;
-        wg_hyd_finish(&kk, b, w, s1[x], out, win, sin, drop, &nb, &nw, &ns);
+        wg_hyd_finish(&kk, b, w, s1[x], out, win, sin, drop, creep, &nb, &nw,
+                      &ns);
         bo[x] = nb;
         wo[x] = nw;
         so[x] = ns;
     }
 }
+
+/* ------------------------------------------------ the CPU backends' buffers */
+
+struct wg_fields;
+
+/* The host buffers of stage 3 on a whole world.  The ground ping-pongs
+ * between the result field 'height' (b[0]) and the backend's second height
+ * buffer (b[1]), the water between 'water' (w[0]) and w[1]; the rest is
+ * the stage's own. */
+typedef struct wg_hyd_buffers {
+    float *b0;         /* the starting ground, for the net sediment */
+    float *b[2], *w[2], *s[2];
+    float *p, *q;      /* pass 1's routing */
+} wg_hyd_buffers;
+
+/* What step i reads and writes. */
+typedef struct wg_hyd_state {
+    float *b, *w, *s;    /* read */
+    float *bo, *wo, *so; /* written */
+} wg_hyd_state;
+
+/* Take the buffers for an N-sided world whose fields are 'f' and whose
+ * second height buffer is 'other'.  Returns 0, or -1 when memory runs out
+ * (then wg_hyd_buffers_free() still frees what was taken). */
+int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, struct wg_fields *f,
+                         float *other, uint32_t n);
+
+/* The buffers step i reads and writes (i = steps: what the last wrote). */
+wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i);
+
+/* After 'steps' steps, leave the final water in f->water (the ground is
+ * settled into f->height by the caller). */
+void wg_hyd_buffers_finish(wg_hyd_buffers *hb, struct wg_fields *f,
+                           uint32_t steps);
+
+/* Free what wg_hyd_buffers_alloc() took (not the fields).  No operation is
+ * performed on members that are NULL. */
+void wg_hyd_buffers_free(wg_hyd_buffers *hb);
 
 #endif

@@ -63,21 +63,28 @@ static float tune(const char *name, float v)
 #define tune(name, v) (v)
 #endif
 
+/* SPEC min(a, b), on the host as on the device. */
+static float lattice_min(float a, float b)
+{
+    return b < a ? b : a;
+}
+
 void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
 {
     /* q: how many cells of a 513 world one cell of this one spans, so that
-     * the constants below (chosen at 513) mean the same in world terms. */
+     * the constants (chosen at 513) mean the same in world terms: a step
+     * stands for a time q, so rates go with q and diffusion with 1 / q. */
     const float q = 512.0f / (float)(w->size - 1);
     h->sea = w->sea;
-    h->flow_o = tune("WG_FO", 0.1f);
-    h->flow_d = h->flow_o * 0.25f;
     h->slope_d = 0x1.6a09e6p-1f;
-    h->vmax = tune("WG_V", 2048.0f) / q;
-    h->rain = tune("WG_RAIN", 2e-5f) * q;
-    h->keep = 1.0f - tune("WG_EVAP", 0.01f) * q;
-    h->kc = tune("WG_KC", 20.0f);
-    h->ke = tune("WG_KE", 0.3f);
-    h->kd = tune("WG_KD", 0.3f);
+    h->kf = tune("WG_KF", 0.5f);
+    h->rain = tune("WG_RAIN", 5e-6f) * q;
+    h->keep = 1.0f - tune("WG_EVAP", 0.001f) * q;
+    h->kc = tune("WG_KC", 1e6f) / q;
+    h->ke = lattice_min(tune("WG_KE", 0.3f) * q, 1.0f);
+    h->kd = lattice_min(tune("WG_KD", 0.3f) * q, 1.0f);
+    h->creep_o = lattice_min(tune("WG_KS", 0.01f) / q, 0.2f);
+    h->creep_d = h->creep_o * 0.25f;
     h->eps = 0x1p-40f;
 }
 

@@ -383,77 +383,71 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
 
 /* Stage 3: every step's two passes over bands of rows, one band a thread,
  * with the implicit barrier of 'omp for' between the passes (pass 2 reads
- * the R that neighbouring bands wrote in pass 1) and between steps. */
+ * the P and Q that neighbouring bands wrote in pass 1) and between steps.
+ * The rows are scalar.c's row functions, whose inner loops vectorise. */
 static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 {
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = s->job->world.size, steps = s->job->world.steps;
-    const size_t bytes = wg_cells(n) * sizeof(float);
     const wg_rect all = wg_rect_world(n);
     double t0 = wg_now();
-    float *w2 = NULL, *s1 = NULL, *s2 = NULL, *r = NULL, *b0 = NULL;
+    wg_hyd_buffers hb;
     int rc = -1;
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, n) != 0) {
+        wg_fail(err, "openmp: out of memory for the hydraulic stage of a "
+                "%ux%u world", n, n);
+        goto out;
+    }
 #define V(p) ((wg_view){(p), all})
-    if (!(s1 = malloc(bytes)) || !(b0 = malloc(bytes)) ||
-        !(w2 = malloc(bytes)) || !(s2 = malloc(bytes)) || !(r = malloc(bytes)))
-        goto oom;
-    float *b[2] = {b0, s->other}, *w[2] = {s->f.water, w2}, *sd[2] = {s1, s2};
 #pragma omp parallel num_threads(s->threads)
     {
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
             wg_rect row = {0, y, n, 1};
-            wg_scalar_hydraulic_start(c, &V(s->f.height), row, &V(b0),
-                                      &V(s->f.water), &V(s1));
+            /* In place: the heights become the starting ground, kept. */
+            wg_scalar_hydraulic_start(c, &V(s->f.height), row, &V(hb.b[0]),
+                                      &V(hb.w[0]), &V(hb.s[0]));
+            memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
+                   n * sizeof(float));
         }
         for (uint32_t i = 0; i < steps; i++) {
-            int a = i & 1, z = a ^ 1;
-            /* The ground: b0 first, then f.height and 'other' in turn (b0
-             * is kept for the net sediment). */
-            float *ba = a ? b[1] : i == 0 ? b0 : s->f.height;
-            float *bz = z ? b[1] : s->f.height;
+            wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
+            const wg_view in[5] = {V(st.b), V(st.w), V(st.s), V(hb.p),
+                                   V(hb.q)};
+            const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
+            const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3],
+                                           &in[4]};
+            const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
 #pragma omp for schedule(static)
             for (uint32_t y = 0; y < n; y++) {
                 wg_rect row = {0, y, n, 1};
-                wg_scalar_hydraulic_scale(c, &V(ba), &V(w[a]), row, &V(r));
+                wg_scalar_hydraulic_route(c, &in[0], &in[1], row, &in[3],
+                                          &in[4]);
             }
 #pragma omp for schedule(static)
             for (uint32_t y = 0; y < n; y++) {
                 wg_rect row = {0, y, n, 1};
-                wg_scalar_hydraulic_step(c, &V(ba), &V(w[a]), &V(sd[a]), &V(r),
-                                         row, &V(bz), &V(w[z]), &V(sd[z]));
+                wg_scalar_hydraulic_step(c, pin, row, pout);
             }
         }
-        int a = steps & 1;
-        float *ba = steps == 0 ? b0 : a == 0 ? s->f.height : b[1];
+        wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
             wg_rect row = {0, y, n, 1};
-            if (steps == 0) { /* no steps: the ground stays, the sea fills */
+            if (steps == 0) /* the ground stays, the sea fills */
                 memset(s->f.sediment + (size_t)y * n, 0, n * sizeof(float));
-                continue;
-            }
-            wg_scalar_hydraulic_settle(c, &V(ba), &V(sd[a]), &V(b0), row,
-                                       &V(s->f.height), &V(s->f.sediment));
+            else
+                wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.s), &V(hb.b0),
+                                           row, &V(s->f.height),
+                                           &V(s->f.sediment));
         }
     }
-    if (steps & 1) { /* the water's last step went to w2 */
-        s->f.water = w2;
-        w2 = w[0];
-    }
-    rc = 0;
-    goto out;
 #undef V
-oom:
-    wg_fail(err, "openmp: out of memory for the hydraulic stage of a %ux%u "
-            "world", n, n);
+    wg_hyd_buffers_finish(&hb, &s->f, steps);
+    rc = 0;
 out:
-    free(w2);
-    free(s1);
-    free(s2);
-    free(r);
-    free(b0);
+    wg_hyd_buffers_free(&hb);
     t->hydraulic += wg_now() - t0;
     return rc;
 }

@@ -143,51 +143,74 @@ void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                          scalar_at(w, x, y), scalar_at(s, x, y));
 }
 
-/* Pass 1 of one cell anywhere, neighbours outside the world skipped. */
-static float scalar_hyd_scale_cell(const wg_consts *c, const wg_view *b,
-                                   const wg_view *w, uint32_t x, uint32_t y)
+/* The neighbours of (x, y) that exist, in SPEC order: their offsets and
+ * slope weights (1 for a side, GD for a corner).  Returns how many. */
+static int scalar_hyd_neighbours(const wg_consts *c, uint32_t x, uint32_t y,
+                                 int dxs[8], int dys[8], float gs[8],
+                                 float cs[8])
 {
-    const wg_hyd_consts *k = &c->hyd;
     const int n = (int)c->n;
-    float wc = *scalar_at(w, x, y);
-    float h = *scalar_at(b, x, y) + wc, a = 0.0f;
+    int m = 0;
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {
             int xx = (int)x + dx, yy = (int)y + dy;
             if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n || yy >= n)
                 continue; /* outside the grid: no neighbour */
-            float hk = *scalar_at(b, (uint32_t)xx, (uint32_t)yy) +
-                       *scalar_at(w, (uint32_t)xx, (uint32_t)yy);
-            a = wg_hyd_demand(a, h, hk, dx && dy ? k->flow_d : k->flow_o,
-                              k->eps);
+            dxs[m] = dx;
+            dys[m] = dy;
+            cs[m] = dx && dy ? c->hyd.creep_d : c->hyd.creep_o;
+            gs[m++] = dx && dy ? c->hyd.slope_d : 1.0f;
         }
-    return wg_hyd_scale(a, wc, k->vmax);
+    return m;
 }
 
-/* Pass 2 of one cell anywhere, neighbours outside the world skipped. */
-static void scalar_hyd_step_cell(const wg_consts *c, const wg_view *const in[4],
+/* Pass 1 of one cell anywhere: P and Q. */
+static void scalar_hyd_route_cell(const wg_consts *c, const wg_view *b,
+                                  const wg_view *w, uint32_t x, uint32_t y,
+                                  float *p, float *q)
+{
+    const wg_hyd_consts *k = &c->hyd;
+    int dxs[8], dys[8];
+    float g[8], cs[8], d[8];
+    int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
+    float wc = *scalar_at(w, x, y), h = *scalar_at(b, x, y) + wc;
+    float dmax = 0.0f, sum = 0.0f;
+    for (int i = 0; i < m; i++) {
+        uint32_t xx = x + (uint32_t)dxs[i], yy = y + (uint32_t)dys[i];
+        d[i] = wg_hyd_ftz(h - (*scalar_at(b, xx, yy) + *scalar_at(w, xx, yy)),
+                          k->eps);
+        dmax = wg_hyd_max(dmax, d[i] * g[i]);
+    }
+    float pc = wg_hyd_inv(dmax);
+    for (int i = 0; i < m; i++)
+        if (d[i] > 0.0f)
+            sum = sum + wg_hyd_weight(d[i], g[i], pc, k->eps);
+    *p = pc;
+    *q = wg_hyd_route(k, dmax, sum, wc);
+}
+
+/* Pass 2 of one cell anywhere: in = {b, w, s, p, q}, out = {b, w, s}. */
+static void scalar_hyd_step_cell(const wg_consts *c, const wg_view *const in[5],
                                  uint32_t x, uint32_t y,
                                  const wg_view *const out[3])
 {
     const wg_hyd_consts *k = &c->hyd;
-    const int n = (int)c->n;
+    int dxs[8], dys[8];
+    float g[8], cs[8];
+    int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
     float bc = *scalar_at(in[0], x, y), wc = *scalar_at(in[1], x, y);
-    float rc = *scalar_at(in[3], x, y), h = bc + wc;
-    float out_ = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            int xx = (int)x + dx, yy = (int)y + dy;
-            if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n || yy >= n)
-                continue;
-            uint32_t ux = (uint32_t)xx, uy = (uint32_t)yy;
-            int corner = dx && dy;
-            WG_HYD_GATHER(out_, win, sin, drop, bc, h, rc,
-                          *scalar_at(in[0], ux, uy), *scalar_at(in[1], ux, uy),
-                          *scalar_at(in[2], ux, uy), *scalar_at(in[3], ux, uy),
-                          corner ? k->flow_d : k->flow_o,
-                          corner ? k->slope_d : 1.0f, k->eps);
-        }
+    float pc = *scalar_at(in[3], x, y), qc = *scalar_at(in[4], x, y);
+    float h = bc + wc;
+    float out_ = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
+    for (int i = 0; i < m; i++) {
+        uint32_t xx = x + (uint32_t)dxs[i], yy = y + (uint32_t)dys[i];
+        WG_HYD_GATHER(out_, win, sin, drop, creep, bc, h, pc, qc,
+                      *scalar_at(in[0], xx, yy), *scalar_at(in[1], xx, yy),
+                      *scalar_at(in[2], xx, yy), *scalar_at(in[3], xx, yy),
+                      *scalar_at(in[4], xx, yy), g[i], cs[i], k->eps);
+    }
     wg_hyd_finish(k, bc, wc, *scalar_at(in[2], x, y), out_, win, sin, drop,
+                  creep,
                   scalar_at(out[0], x, y), scalar_at(out[1], x, y),
                   scalar_at(out[2], x, y));
 }
@@ -198,41 +221,41 @@ static inline const float *scalar_row(const wg_view *v, uint32_t y)
     return v->p + (size_t)(y - v->r.y) * v->r.w - v->r.x;
 }
 
-void wg_scalar_hydraulic_scale(const wg_consts *c, const wg_view *b,
+void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *w, wg_rect win,
-                               const wg_view *r)
+                               const wg_view *p, const wg_view *q)
 {
     const uint32_t last = c->n - 1;
     for (uint32_t y = win.y; y < win.y + win.h; y++) {
         uint32_t x0 = win.x, x1 = win.x + win.w; /* [x0, x1) */
         if (y == 0 || y == last) {
             for (uint32_t x = x0; x < x1; x++)
-                *scalar_at(r, x, y) = scalar_hyd_scale_cell(c, b, w, x, y);
+                scalar_hyd_route_cell(c, b, w, x, y, scalar_at(p, x, y),
+                                      scalar_at(q, x, y));
             continue;
         }
         /* An interior row: the same eight terms in SPEC order, no bounds
          * checks, except at the world's first and last columns. */
         uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
         if (x0 == 0)
-            *scalar_at(r, 0, y) = scalar_hyd_scale_cell(c, b, w, 0, y);
+            scalar_hyd_route_cell(c, b, w, 0, y, scalar_at(p, 0, y),
+                                  scalar_at(q, 0, y));
         if (i0 < i1)
-            wg_hyd_scale_row(&c->hyd, scalar_row(b, y - 1), scalar_row(b, y),
+            wg_hyd_route_row(&c->hyd, scalar_row(b, y - 1), scalar_row(b, y),
                              scalar_row(b, y + 1), scalar_row(w, y - 1),
                              scalar_row(w, y), scalar_row(w, y + 1), i0, i1,
-                             (float *)scalar_row(r, y));
+                             (float *)scalar_row(p, y),
+                             (float *)scalar_row(q, y));
         if (x1 == c->n && last > 0)
-            *scalar_at(r, last, y) = scalar_hyd_scale_cell(c, b, w, last, y);
+            scalar_hyd_route_cell(c, b, w, last, y, scalar_at(p, last, y),
+                                  scalar_at(q, last, y));
     }
 }
 
-void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *b,
-                              const wg_view *w, const wg_view *s,
-                              const wg_view *r, wg_rect win,
-                              const wg_view *bo, const wg_view *wo,
-                              const wg_view *so)
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
+                              wg_rect win, const wg_view *const out[3])
 {
     const uint32_t last = c->n - 1;
-    const wg_view *const in[4] = {b, w, s, r}, *const out[3] = {bo, wo, so};
     for (uint32_t y = win.y; y < win.y + win.h; y++) {
         uint32_t x0 = win.x, x1 = win.x + win.w;
         if (y == 0 || y == last) {
@@ -245,15 +268,18 @@ void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *b,
             scalar_hyd_step_cell(c, in, 0, y, out);
         wg_hyd_rows rows;
         for (int k = 0; k < 3; k++) {
-            rows.b[k] = scalar_row(b, y - 1 + (uint32_t)k);
-            rows.w[k] = scalar_row(w, y - 1 + (uint32_t)k);
-            rows.s[k] = scalar_row(s, y - 1 + (uint32_t)k);
-            rows.r[k] = scalar_row(r, y - 1 + (uint32_t)k);
+            uint32_t yy = y - 1 + (uint32_t)k;
+            rows.b[k] = scalar_row(in[0], yy);
+            rows.w[k] = scalar_row(in[1], yy);
+            rows.s[k] = scalar_row(in[2], yy);
+            rows.p[k] = scalar_row(in[3], yy);
+            rows.q[k] = scalar_row(in[4], yy);
         }
         if (i0 < i1)
-            wg_hyd_step_row(&c->hyd, &rows, i0, i1, (float *)scalar_row(bo, y),
-                            (float *)scalar_row(wo, y),
-                            (float *)scalar_row(so, y));
+            wg_hyd_step_row(&c->hyd, &rows, i0, i1,
+                            (float *)scalar_row(out[0], y),
+                            (float *)scalar_row(out[1], y),
+                            (float *)scalar_row(out[2], y));
         if (x1 == c->n && last > 0)
             scalar_hyd_step_cell(c, in, last, y, out);
     }
@@ -410,7 +436,8 @@ static int scalar_erosion(void *ctx, wg_times *t, char *err)
 }
 
 /* Stage 3 on the whole world: ping-pong pairs of ground, water and
- * sediment, the scale R, and the starting ground for the net sediment. */
+ * sediment, the routing P and Q, and the starting ground b0 (kept for the
+ * net sediment). */
 static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
 {
     scalar_ctx *s = ctx;
@@ -419,48 +446,40 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
     const size_t bytes = wg_cells(n) * sizeof(float);
     const wg_rect all = wg_rect_world(n);
     double t0 = wg_now();
-    float *w2 = NULL, *s1 = NULL, *s2 = NULL, *r = NULL, *b0 = NULL;
+    wg_hyd_buffers hb;
     int rc = -1;
-#define V(p) ((wg_view){(p), all})
-    if (!(s1 = malloc(bytes)) || !(b0 = malloc(bytes)))
-        goto oom;
-    wg_scalar_hydraulic_start(c, &V(s->f.height), all, &V(b0), &V(s->f.water),
-                              &V(s1));
-    if (steps == 0) { /* no steps: the ground stays, the sea fills */
-        memset(s->f.sediment, 0, bytes);
-        rc = 0;
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, n) != 0) {
+        wg_fail(err, "scalar: out of memory for the hydraulic stage of a "
+                "%ux%u world", n, n);
         goto out;
     }
-    if (!(w2 = malloc(bytes)) || !(s2 = malloc(bytes)) || !(r = malloc(bytes)))
-        goto oom;
-    float *b[2] = {b0, s->other}, *w[2] = {s->f.water, w2}, *sd[2] = {s1, s2};
+#define V(p) ((wg_view){(p), all})
+    /* In place: the heights become the starting ground, kept in b0. */
+    wg_scalar_hydraulic_start(c, &V(s->f.height), all, &V(hb.b[0]),
+                              &V(hb.w[0]), &V(hb.s[0]));
+    memcpy(hb.b0, hb.b[0], bytes);
     for (uint32_t i = 0; i < steps; i++) {
-        int a = i & 1, z = a ^ 1; /* read a, write z */
-        wg_scalar_hydraulic_scale(c, &V(b[a]), &V(w[a]), all, &V(r));
-        wg_scalar_hydraulic_step(c, &V(b[a]), &V(w[a]), &V(sd[a]), &V(r), all,
-                                 &V(b[z]), &V(w[z]), &V(sd[z]));
-        if (i == 0)
-            b[0] = s->f.height; /* b0 is kept: step 2 writes here instead */
+        wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
+        wg_scalar_hydraulic_route(c, &V(st.b), &V(st.w), all, &V(hb.p),
+                                  &V(hb.q));
+        const wg_view in[5] = {V(st.b), V(st.w), V(st.s), V(hb.p), V(hb.q)};
+        const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
+        const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
+        const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
+        wg_scalar_hydraulic_step(c, pin, all, pout);
     }
-    int a = steps & 1;
-    wg_scalar_hydraulic_settle(c, &V(b[a]), &V(sd[a]), &V(b0), all,
-                               &V(s->f.height), &V(s->f.sediment));
-    if (a) { /* the water's last step went to w2 */
-        s->f.water = w2;
-        w2 = w[0];
+    if (steps == 0) {
+        memset(s->f.sediment, 0, bytes); /* the ground stays, the sea fills */
+    } else {
+        wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
+        wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.s), &V(hb.b0), all,
+                                   &V(s->f.height), &V(s->f.sediment));
     }
-    rc = 0;
-    goto out;
 #undef V
-oom:
-    wg_fail(err, "scalar: out of memory for the hydraulic stage of a %ux%u "
-            "world", n, n);
+    wg_hyd_buffers_finish(&hb, &s->f, steps);
+    rc = 0;
 out:
-    free(w2);
-    free(s1);
-    free(s2);
-    free(r);
-    free(b0);
+    wg_hyd_buffers_free(&hb);
     t->hydraulic += wg_now() - t0;
     return rc;
 }

@@ -23,24 +23,22 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
 /* Stage 3, hydraulic erosion, over 'win' (see SPEC.md for the state and
  * the halo: a step reads two cells around each cell).
  *
- * start: the state (b, w, s) before the first step, from the heights h.
- * scale: pass 1 of a step, R from b and w (which contain win grown by one
- *        cell, clipped to the world).
- * step:  pass 2 of a step, the new b, w, s from b, w, s and R (all four
- *        containing win grown by one cell); outputs must not overlap inputs.
- * settle: after the last step, the final heights and the net sediment from
- *        b, s and the starting ground b0. */
+ * start:  the state (b, w, s) before the first step, from the heights h
+ *         (b may be h: in place).
+ * route:  pass 1 of a step, P and Q from b and w (which contain win grown
+ *         by one cell, clipped to the world).
+ * step:   pass 2 of a step, in = {b, w, s, P, Q} (each containing win grown
+ *         by one cell) to out = {b, w, s}, which must not overlap in.
+ * settle: after the last step, the final heights h and the net sediment
+ *         from b, s and the starting ground b0 (h may be b). */
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
                                const wg_view *w, const wg_view *s);
-void wg_scalar_hydraulic_scale(const wg_consts *c, const wg_view *b,
+void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *w, wg_rect win,
-                               const wg_view *r);
-void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *b,
-                              const wg_view *w, const wg_view *s,
-                              const wg_view *r, wg_rect win,
-                              const wg_view *bo, const wg_view *wo,
-                              const wg_view *so);
+                               const wg_view *p, const wg_view *q);
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
+                              wg_rect win, const wg_view *const out[3]);
 void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
                                 const wg_view *s, const wg_view *b0,
                                 wg_rect win, const wg_view *h,

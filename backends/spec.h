@@ -40,16 +40,18 @@ typedef struct wg_world {
 /* The host constants of SPEC.md's hydraulic stage (stage 3), binary32. */
 typedef struct wg_hyd_consts {
     float sea;    /* SEA: the sea level */
-    float flow_o; /* FO: flow per unit of surface drop, side neighbours */
-    float flow_d; /* FD: the same, corner neighbours (FO / 4) */
     float slope_d; /* GD: a corner's drop counts 1/sqrt(2) (one cell apart on
                       the diagonal is sqrt(2) cells) */
-    float vmax;   /* V: the most of a cell's water that one unit of R moves */
+    float kf;     /* KF: the share of the steepest drop that water may level
+                     in a step (at most 1/2: more overshoots) */
     float rain;   /* RAIN: water added to every cell each step */
     float keep;   /* KEEP: the share of water left after evaporation */
     float kc;     /* KC: sediment capacity per unit of discharge and drop */
     float ke;     /* KE: the share of the capacity deficit eroded a step */
     float kd;     /* KD: the share of the capacity excess deposited a step */
+    float creep_o; /* KS: soil creep towards a side neighbour, per unit of
+                      height difference */
+    float creep_d; /* KS / 4: the same towards a corner neighbour */
     float eps;    /* EPS: magnitudes below this are flushed to zero */
 } wg_hyd_consts;
 

@@ -1,19 +1,42 @@
-/* vulkan.c: the Vulkan compute backend, SPEC.md's three stages as compute
- * shaders (shaders/terrain.comp, erosion.comp, normals.comp, embedded as
- * SPIR-V) recorded into one command buffer per world.
+/* vulkan.c: the Vulkan compute backend, SPEC.md's four stages as compute
+ * shaders (shaders/terrain.comp, erosion.comp, hydraulic.comp,
+ * normals.comp, embedded as SPIR-V) recorded into one command buffer per
+ * world.  The Vulkan plumbing that knows nothing of the stages (instance,
+ * device choice, buffers, views, set layouts, pipelines, barriers) is in
+ * vulkan_device.c; this file has the stages: their fields, bindings,
+ * specialisation constants and recording.
  *
  * Assumptions: a Vulkan 1.1 loader and device with a compute queue; the
  * shaders receive every inexact constant from the host (wg_consts), and mark
- * every expression 'precise', so heights equal the scalar backend's to the
- * bit and normals differ by at most a few ulp (GPU '/' and sqrt).
+ * every expression 'precise', so heights, water and sediment equal the
+ * scalar backend's to the bit and normals differ by at most a few ulp (GPU
+ * '/' and sqrt).
  *
  * The objects, created in this order by one small function each and
  * destroyed in reverse by vulkan_close() (also after a failure half-way):
  * instance (+ validation messenger) -> physical device -> device and queue
- * -> buffers -> descriptors -> pipelines -> command buffer, query pool and
- * fence.  terrain() and erosion() only record; normals() records, submits
- * once, waits on the fence and reads the stage times from timestamps;
- * readback() copies the mapped results into the host fields.
+ * -> buffers -> descriptors -> pipelines -> command buffers, query pool and
+ * fence.  terrain(), erosion() and hydraulic() only record; normals()
+ * records, submits once, waits on the fence and reads the stage times from
+ * timestamps; readback() copies the mapped results into the host fields.
+ *
+ * Adding a stage: its shader (constant ids 0 .. 4 as vulkan_create_pipeline
+ * says, its own push constants), a binding table and set layout like the
+ * hydraulic stage's (vulkan_hyd_types), its fields in VULKAN_F_*, its sets
+ * in vulkan_create_descriptors, its pipelines in vulkan_create_pipelines, a
+ * recording function with a timestamp after it, and its results in
+ * VULKAN_R_* if it has any.
+ *
+ * Hydraulic (stage 3 of the SPEC's list of four; hydraulic.comp says how):
+ * start, then per step a routing pass and a step pass, then settle, each a
+ * dispatch after a barrier.  The state (ground, water, sediment) is one
+ * rgba32f texel a cell, ping-ponged between two buffers, and the routing
+ * (P, Q) another; start reads the eroded heights and settle writes the
+ * final heights into the other height buffer, the water and the sediment
+ * into their own.  Whole chunks of VULKAN_HYD_CHUNK steps are one secondary
+ * command buffer, executed as often as they fit: the primary stays small
+ * at any step count (100000 steps of 2 dispatches each, recorded inline,
+ * took lavapipe 175 MB).
  *
  * Readback: where the device has device-local memory that the host can
  * map cached (lavapipe, integrated GPUs) the shaders write it directly and
@@ -26,7 +49,8 @@
  * GPU one pass per dispatch.  WORLDGEN_VK_EROSION=single or blocked forces
  * either (the tests run both).  Where the world fits maxTexelBufferElements
  * the heights are read through r32f texel views (erosion, normals) and the
- * terrain writes them through an r32f storage texel view; else buffers.
+ * terrain writes them through an r32f storage texel view; else buffers
+ * (WORLDGEN_VK_TEXELS=0 forces buffers: the tests use it).
  *
  * Measurements, lavapipe (Mesa 22.3.6, LLVM 15, 256-bit: 8 lanes) on the
  * 2-core CI VM, --size 2048 --octaves 6 --erosion 12, seconds, the least of
@@ -49,7 +73,7 @@
  * - lavapipe 22.3 turns every storage-buffer (and shared-memory) access
  *   into a loop over the 8 lanes with a branch and a bounds check per
  *   lane; texel fetches are gathered with plain loads and no branches.
- *   robustBufferAccess is not enabled (vulkan_create_device asks for no
+ *   robustBufferAccess is not enabled (vulkan_dev_create asks for no
  *   features), and changes nothing here: the per-lane checks stay.  An
  *   erosion pass that only copies src to dst (one load, one store per
  *   cell) costs 0.06 to 0.09 s for 12 passes, against OpenMP's 0.016 for
@@ -113,6 +137,21 @@
  *   took 0.11 s and the readback 0.2 s; open() now touches every mapped
  *   buffer and the host fields, as the OpenMP backend does, so that cost
  *   shows as setup.
+ * - hydraulic, --size 512 --erosion 12 --hydraulic 100, the least of 5
+ *   interleaved runs while other jobs kept the VM's load near 3: scalar
+ *   1.15 s, openmp 1.32, vulkan 1.93 (pass 1 about 40 %, pass 2 60 %).
+ *   Every texel fetch costs lavapipe about as much as a few dozen
+ *   operations, so the fetches, not the arithmetic, set the time: pass 2
+ *   for 40 steps took 2.40 s with storage-buffer reads, 0.78 s with one
+ *   r32f texel per field and value (five fetches per cell of the window),
+ *   0.41 s with the state and the routing packed as rgba32f (two; the
+ *   three figures span revisions of the stage's arithmetic, so take them
+ *   as ratios).  The 3x3 window slides down 8 rows (see vulkan_plan).
+ *   Recorded inline, 100000 steps took 175 MB of commands (1.75 KB a
+ *   step); as chunks of VULKAN_HYD_CHUNK steps in a secondary command
+ *   buffer, the process stays at 80 MB, in the same time (lavapipe pays
+ *   about 60 us a dispatch: a small world with many steps is bound by
+ *   that).
  * Left to try: erosion's dst through imageStore without the per-column
  * branch; fusing the normals into the last erosion dispatch (a halo of
  * K + 1).
@@ -121,9 +160,8 @@
  * time within 0.3 ms. */
 #ifdef WG_HAVE_VULKAN
 
-#include <ctype.h>
 #include <math.h>
-#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +170,7 @@
 
 #include "backend.h"
 #include "vulkan.h"
+#include "vulkan_device.h"
 
 /* The shaders, compiled by the Makefile (glslc -mfmt=c) into C initialiser
  * lists, so the binary runs from any directory. */
@@ -140,6 +179,9 @@ static const uint32_t vulkan_terrain_spv[] =
     ;
 static const uint32_t vulkan_erosion_spv[] =
 #include "shaders/erosion.spv.inc"
+    ;
+static const uint32_t vulkan_hydraulic_spv[] =
+#include "shaders/hydraulic.spv.inc"
     ;
 static const uint32_t vulkan_normals_spv[] =
 #include "shaders/normals.spv.inc"
@@ -159,15 +201,26 @@ typedef struct vulkan_params {
 _Static_assert(sizeof(vulkan_params) == 48 + 32 * WG_MAX_OCTAVES,
                "vulkan_params must match the shaders' std140 block");
 
+/* The push constants of hydraulic.comp (std430, in this order): the
+ * stage's host constants, copied by name from wg_consts (vulkan_hydraulic),
+ * and the world's side. */
+typedef struct vulkan_hyd_consts {
+    float sea, slope_d, kf, rain, keep, kc, ke, kd, creep_o, creep_d, eps;
+    uint32_t n;
+} vulkan_hyd_consts;
+_Static_assert(sizeof(vulkan_hyd_consts) == 48,
+               "vulkan_hyd_consts must match hydraulic.comp's push constants");
+
 /* The blocked erosion kernel's shape (erosion.comp: W, K, H): each
  * invocation makes W columns and H rows of up to K passes. */
 enum { VULKAN_W = 12, VULKAN_K = 4, VULKAN_H = 128 };
 
-/* Descriptor bindings, shared by the three shaders (each declares the ones
- * it uses): one set layout, one pipeline layout, two sets for ping-pong. */
+/* Descriptor bindings of terrain, erosion and normals (each declares the
+ * ones it uses): one set layout, one pipeline layout, two sets for
+ * ping-pong. */
 enum {
     VULKAN_B_PARAMS = 0, /* uniform: vulkan_params */
-    VULKAN_B_LATTICE,    /* storage: 256*256 floats */
+    VULKAN_B_LATTICE,    /* uniform texel buffer, rgba32f: the lattice quads */
     VULKAN_B_SRC,        /* storage: heights read (erosion, normals) */
     VULKAN_B_DST,        /* storage: heights written (terrain, erosion) */
     VULKAN_B_NX,
@@ -178,60 +231,114 @@ enum {
     VULKAN_BINDINGS
 };
 
-/* Timestamps: before terrain, after terrain, after erosion, after normals,
+static const VkDescriptorType vulkan_types[VULKAN_BINDINGS] = {
+    [VULKAN_B_PARAMS] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+    [VULKAN_B_LATTICE] = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+    [VULKAN_B_SRC] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    [VULKAN_B_DST] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    [VULKAN_B_NX] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    [VULKAN_B_NY] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    [VULKAN_B_NZ] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+    [VULKAN_B_SRC_TEXELS] = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+    [VULKAN_B_DST_TEXELS] = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+};
+
+/* Descriptor bindings of the hydraulic stage (hydraulic.comp): its own set
+ * layout, pipeline layout (with the push constants) and two sets, one per
+ * parity of the state's ping-pong (see vulkan_create_descriptors). */
+enum {
+    /* Uniform texel buffers: the eroded heights (r32f), the state and the
+     * routing read (rgba32f). */
+    VULKAN_H_HEIGHT_TEXELS,
+    VULKAN_H_ST_TEXELS,
+    VULKAN_H_RT_TEXELS,
+    /* Storage texel buffers (rgba32f): the state and the routing written. */
+    VULKAN_H_ST_IMAGE,
+    VULKAN_H_RT_IMAGE,
+    /* Storage buffers: the same five, for a world too large for texels. */
+    VULKAN_H_HEIGHT,
+    VULKAN_H_ST,
+    VULKAN_H_RT,
+    VULKAN_H_ST_OUT,
+    VULKAN_H_RT_OUT,
+    /* Storage buffers: the results, the final heights and water, and the
+     * sediment's buffer, which holds b0 from start to settle. */
+    VULKAN_H_HEIGHT_OUT,
+    VULKAN_H_WATER_OUT,
+    VULKAN_H_SED,
+    VULKAN_H_BINDINGS
+};
+
+static const VkDescriptorType vulkan_hyd_types[VULKAN_H_BINDINGS] = {
+#define U VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+#define I VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER
+#define S VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+    U, U, U, I, I, S, S, S, S, S, S, S, S,
+#undef U
+#undef I
+#undef S
+};
+
+/* Hydraulic steps per secondary command buffer, which the stage executes
+ * as often as it fits (even: each starts from state A).  Recorded inline,
+ * 100000 steps took lavapipe 175 MB of commands; 32 make the commands
+ * of any step count at most about 6 MB, and cost nothing measurable. */
+enum { VULKAN_HYD_CHUNK = 32 };
+_Static_assert(VULKAN_HYD_CHUNK % 2 == 0, "a chunk must end on state A");
+
+/* The hydraulic passes (hydraulic.comp's PASS), one pipeline each. */
+enum { VULKAN_HYD_START, VULKAN_HYD_START_ONLY, VULKAN_HYD_ROUTE,
+       VULKAN_HYD_STEP, VULKAN_HYD_SETTLE, VULKAN_HYD_PASSES };
+
+/* Timestamps: before terrain, after terrain, erosion, hydraulic, normals,
  * after the copies to the staging buffers. */
 enum { VULKAN_TS_START, VULKAN_TS_TERRAIN, VULKAN_TS_EROSION,
-       VULKAN_TS_NORMALS, VULKAN_TS_COPIES, VULKAN_TS_COUNT };
+       VULKAN_TS_HYDRAULIC, VULKAN_TS_NORMALS, VULKAN_TS_COPIES,
+       VULKAN_TS_COUNT };
 
-/* The fields on the device: two heights (ping-pong) and three normals. */
+/* The fields on the device: two heights (ping-pong), three normals, the
+ * water and the sediment, one float a cell each (r32f); and the hydraulic
+ * stage's state, two of them (ping-pong), and its routing, four floats a
+ * cell each (rgba32f; one texel in all when the world runs no step).  The
+ * starting ground b0 waits in the sediment's buffer, which settle
+ * overwrites with the net sediment. */
 enum { VULKAN_F_HEIGHT_A, VULKAN_F_HEIGHT_B, VULKAN_F_NX, VULKAN_F_NY,
-       VULKAN_F_NZ, VULKAN_FIELDS };
+       VULKAN_F_NZ, VULKAN_F_WATER, VULKAN_F_SEDIMENT, VULKAN_F_STATE_A,
+       VULKAN_F_STATE_B, VULKAN_F_ROUTE, VULKAN_FIELDS };
 
-/* A buffer with its own memory, mapped for its whole life when the memory
- * is host-visible. */
-typedef struct vulkan_buf {
-    VkBuffer buf;
-    VkDeviceMemory mem;
-    VkDeviceSize size;
-    void *map;    /* NULL unless host-visible */
-    int coherent; /* else flush after writing, invalidate before reading */
-} vulkan_buf;
+/* The results, in the order readback hands them over. */
+enum { VULKAN_R_HEIGHT, VULKAN_R_WATER, VULKAN_R_SEDIMENT, VULKAN_R_NX,
+       VULKAN_R_NY, VULKAN_R_NZ, VULKAN_RESULTS };
 
 typedef struct vulkan_ctx {
     const wg_job *job;
     uint32_t wg_x, wg_y; /* workgroup size (specialisation constants) */
     uint32_t rows;       /* cells down a column per erosion invocation */
+    uint32_t hyd_rows;   /* the same for the hydraulic passes */
     int staged;          /* results go through host-visible staging buffers */
     int blocked;         /* erosion runs VULKAN_K passes per dispatch */
-    int texels;          /* erosion reads the heights as texels */
+    int texels;          /* fields are read (and the hydraulic state
+                            written) through texel views, else buffers */
 
-    VkInstance instance;
-    VkDebugUtilsMessengerEXT messenger;
-    VkPhysicalDevice phys;
-    VkPhysicalDeviceProperties props;
-    VkPhysicalDeviceMemoryProperties mem_props;
-    VkDeviceSize max_alloc; /* maxMemoryAllocationSize (Vulkan 1.1) */
-    uint32_t family;        /* the compute queue family */
-    uint32_t ts_bits;       /* its timestampValidBits; 0: host timing */
-    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 48];
-
-    VkDevice device;
-    VkQueue queue;
+    vulkan_dev d; /* instance, physical device, device, queue */
 
     vulkan_buf params, lattice, field[VULKAN_FIELDS];
-    vulkan_buf upload;   /* staged: params and lattice on their way in */
-    vulkan_buf rb[4];    /* staged: height, nx, ny, nz on their way out */
+    vulkan_buf upload;             /* staged: params and lattice going in */
+    vulkan_buf rb[VULKAN_RESULTS]; /* staged: the results coming out */
 
-    VkBufferView lat_view, height_view[2];
-    VkDescriptorSetLayout set_layout;
+    VkBufferView lat_view, field_view[VULKAN_FIELDS];
     VkDescriptorPool pool;
-    VkDescriptorSet set[2]; /* [0]: A -> B, [1]: B -> A */
-    VkPipelineLayout pipe_layout;
+    VkDescriptorSetLayout set_layout, hyd_set_layout;
+    VkDescriptorSet set[2];     /* [0]: A -> B, [1]: B -> A */
+    VkDescriptorSet hyd_set[2]; /* [a]: read state a, write 1 - a */
+    VkPipelineLayout pipe_layout, hyd_pipe_layout;
     VkPipeline terrain, erosion, normals;
     VkPipeline erosion_k, erosion_rest; /* blocked: K passes, passes % K */
+    VkPipeline hyd[VULKAN_HYD_PASSES];  /* those this world runs */
 
     VkCommandPool cmd_pool;
     VkCommandBuffer cmd;
+    VkCommandBuffer hyd_chunk; /* VULKAN_HYD_CHUNK hydraulic steps, or NULL */
     VkQueryPool queries;
     VkFence fence;
     wg_fields out;         /* host fields, filled and handed over by readback */
@@ -239,432 +346,13 @@ typedef struct vulkan_ctx {
     double readback_gpu_s; /* staged: the device copies, for readback */
 } vulkan_ctx;
 
-/* The validation layer's messages in this process (any thread). */
-static atomic_uint vulkan_validation_messages;
-
-unsigned wg_vulkan_validation_count(void)
-{
-    return atomic_load(&vulkan_validation_messages);
-}
-
-static const char *vulkan_result_name(VkResult r)
-{
-    switch (r) {
-#define VULKAN_CASE(x) case x: return #x;
-    VULKAN_CASE(VK_SUCCESS)
-    VULKAN_CASE(VK_NOT_READY)
-    VULKAN_CASE(VK_TIMEOUT)
-    VULKAN_CASE(VK_INCOMPLETE)
-    VULKAN_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
-    VULKAN_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-    VULKAN_CASE(VK_ERROR_INITIALIZATION_FAILED)
-    VULKAN_CASE(VK_ERROR_DEVICE_LOST)
-    VULKAN_CASE(VK_ERROR_MEMORY_MAP_FAILED)
-    VULKAN_CASE(VK_ERROR_LAYER_NOT_PRESENT)
-    VULKAN_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
-    VULKAN_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
-    VULKAN_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
-    VULKAN_CASE(VK_ERROR_TOO_MANY_OBJECTS)
-    VULKAN_CASE(VK_ERROR_UNKNOWN)
-#undef VULKAN_CASE
-    default:
-        return "VkResult (unnamed)";
-    }
-}
-
-/* Run a Vulkan call; on failure put its name, the VkResult and where into
- * err and jump to 'fail' (every caller has 'char *err' and that label). */
-#define VK_CHECK(call)                                                      \
-    do {                                                                    \
-        VkResult vk_rc_ = (call);                                           \
-        if (vk_rc_ != VK_SUCCESS) {                                         \
-            wg_fail(err, "vulkan: %.*s failed: %s (%d) at %s:%d",           \
-                    (int)strcspn(#call, "("), #call,                        \
-                    vulkan_result_name(vk_rc_), (int)vk_rc_, __FILE__,     \
-                    __LINE__);                                              \
-            goto fail;                                                      \
-        }                                                                   \
-    } while (0)
-
-static const char *vulkan_type_name(VkPhysicalDeviceType t)
-{
-    switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
-    default: return "other";
-    }
-}
-
-/* ---------------------------------------------------------------- instance */
-
-static VKAPI_ATTR VkBool32 VKAPI_CALL
-vulkan_debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
-                VkDebugUtilsMessageTypeFlagsEXT type,
-                const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
-{
-    (void)severity;
-    (void)type;
-    (void)user;
-    atomic_fetch_add(&vulkan_validation_messages, 1);
-    fprintf(stderr, "vulkan validation: %s\n", data->pMessage);
-    return VK_FALSE; /* never abort the call that triggered it */
-}
-
-static int vulkan_validation_wanted(void)
-{
-    const char *s = getenv("WORLDGEN_VK_VALIDATION");
-    return s && strcmp(s, "1") == 0;
-}
-
-/* 1 if the instance extension 'name' is offered by 'layer' (or by the
- * loader and drivers when layer is NULL). */
-static int vulkan_has_instance_ext(const char *layer, const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateInstanceExtensionProperties(layer, &n, NULL) != VK_SUCCESS)
-        return 0;
-    VkExtensionProperties *ext = calloc(n ? n : 1, sizeof *ext);
-    int found = 0;
-    if (ext && vkEnumerateInstanceExtensionProperties(layer, &n, ext) ==
-                   VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = strcmp(ext[i].extensionName, name) == 0;
-    free(ext);
-    return found;
-}
-
-static int vulkan_has_layer(const char *name)
-{
-    uint32_t n = 0;
-    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
-        return 0;
-    VkLayerProperties *lay = calloc(n ? n : 1, sizeof *lay);
-    int found = 0;
-    if (lay && vkEnumerateInstanceLayerProperties(&n, lay) == VK_SUCCESS)
-        for (uint32_t i = 0; i < n && !found; i++)
-            found = strcmp(lay[i].layerName, name) == 0;
-    free(lay);
-    return found;
-}
-
-/* The instance, with the validation layer, synchronisation validation and
- * a messenger when WORLDGEN_VK_VALIDATION=1. */
-static int vulkan_create_instance(vulkan_ctx *v, char *err)
-{
-    static const char layer[] = "VK_LAYER_KHRONOS_validation";
-    const char *exts[2];
-    uint32_t n_ext = 0;
-    int validate = vulkan_validation_wanted();
-
-    uint32_t api = VK_API_VERSION_1_0;
-    VK_CHECK(vkEnumerateInstanceVersion(&api));
-    if (api < VK_API_VERSION_1_1)
-        return wg_fail(err, "vulkan: the loader offers Vulkan %u.%u; "
-                       "worldgen needs 1.1", VK_API_VERSION_MAJOR(api),
-                       VK_API_VERSION_MINOR(api));
-
-    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
-        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
-                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
-        .pfnUserCallback = vulkan_debug_cb,
-    };
-    /* Synchronisation validation is what checks the barriers between the
-     * erosion passes; the core checks alone would not see a missing one. */
-    static const VkValidationFeatureEnableEXT features[] = {
-        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
-    };
-    VkValidationFeaturesEXT features_info = {
-        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
-        .enabledValidationFeatureCount = 1,
-        .pEnabledValidationFeatures = features,
-    };
-    if (validate) {
-        if (!vulkan_has_layer(layer))
-            return wg_fail(err, "vulkan: WORLDGEN_VK_VALIDATION=1 but %s is "
-                           "not installed (Debian: vulkan-validationlayers)",
-                           layer);
-        exts[n_ext++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-        if (vulkan_has_instance_ext(layer,
-                                    VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
-            exts[n_ext++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
-            messenger_info.pNext = &features_info;
-        }
-    }
-
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "worldgen",
-        .applicationVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
-        .pEngineName = "worldgen",
-        .apiVersion = VK_API_VERSION_1_1,
-    };
-    VkInstanceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        /* Chained, the messenger also reports vkCreateInstance itself. */
-        .pNext = validate ? &messenger_info : NULL,
-        .pApplicationInfo = &app,
-        .enabledLayerCount = validate ? 1 : 0,
-        .ppEnabledLayerNames = validate ? (const char *[]){layer} : NULL,
-        .enabledExtensionCount = n_ext,
-        .ppEnabledExtensionNames = n_ext ? exts : NULL,
-    };
-    VkResult rc = vkCreateInstance(&info, NULL, &v->instance);
-    if (rc == VK_ERROR_INCOMPATIBLE_DRIVER)
-        return wg_fail(err, "no Vulkan driver found (vkCreateInstance: "
-                       "VK_ERROR_INCOMPATIBLE_DRIVER; is a driver such as "
-                       "mesa-vulkan-drivers installed?)");
-    VK_CHECK(rc);
-
-    if (validate) {
-        PFN_vkCreateDebugUtilsMessengerEXT create =
-            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-                v->instance, "vkCreateDebugUtilsMessengerEXT");
-        if (!create)
-            return wg_fail(err, "vulkan: the validation layer offers no "
-                           "vkCreateDebugUtilsMessengerEXT");
-        messenger_info.pNext = NULL;
-        VK_CHECK(create(v->instance, &messenger_info, NULL, &v->messenger));
-    }
-    return 0;
-fail:
-    return -1;
-}
-
-/* The messenger and the instance: the first objects made, the last gone.
- * No operation is performed on what was not made. */
-static void vulkan_destroy_instance(vulkan_ctx *v)
-{
-    if (v->messenger) {
-        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
-            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-                v->instance, "vkDestroyDebugUtilsMessengerEXT");
-        if (destroy)
-            destroy(v->instance, v->messenger, NULL);
-        v->messenger = VK_NULL_HANDLE;
-    }
-    if (v->instance)
-        vkDestroyInstance(v->instance, NULL);
-    v->instance = VK_NULL_HANDLE;
-}
-
-/* ---------------------------------------------------------- physical device */
-
-/* The physical devices of the instance; caller frees.  NULL with a reason
- * when there are none. */
-static VkPhysicalDevice *vulkan_devices(VkInstance inst, uint32_t *count,
-                                        char *err)
-{
-    VkPhysicalDevice *dev = NULL;
-    *count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(inst, count, NULL));
-    if (*count == 0) {
-        wg_fail(err, "no Vulkan device found (is a driver such as "
-                "mesa-vulkan-drivers installed?)");
-        return NULL;
-    }
-    dev = calloc(*count, sizeof *dev);
-    if (!dev) {
-        wg_fail(err, "vulkan: out of memory");
-        return NULL;
-    }
-    VK_CHECK(vkEnumeratePhysicalDevices(inst, count, dev));
-    return dev;
-fail:
-    free(dev);
-    return NULL;
-}
-
-/* The queue family to use on 'pd': the first with compute and timestamps,
- * else the first with compute.  Returns -1 when there is no compute queue.
- * *ts_bits receives the family's timestampValidBits. */
-static int vulkan_queue_family(VkPhysicalDevice pd, uint32_t *ts_bits)
-{
-    uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
-    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
-    if (!q)
-        return -1;
-    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
-    int best = -1;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) || q[i].queueCount == 0)
-            continue;
-        if (best < 0 || (q[i].timestampValidBits > 0 &&
-                         q[best].timestampValidBits == 0))
-            best = (int)i;
-    }
-    *ts_bits = best >= 0 ? q[best].timestampValidBits : 0;
-    free(q);
-    return best;
-}
-
-/* Why 'pd' cannot run worldgen, or NULL when it can. */
-static const char *vulkan_unusable(VkPhysicalDevice pd)
-{
-    VkPhysicalDeviceProperties p;
-    uint32_t bits;
-    vkGetPhysicalDeviceProperties(pd, &p);
-    if (p.apiVersion < VK_API_VERSION_1_1)
-        return "it supports only Vulkan 1.0 (worldgen needs 1.1)";
-    if (vulkan_queue_family(pd, &bits) < 0)
-        return "it has no compute queue";
-    return NULL;
-}
-
-/* How much 'power' wants a device of type 't': higher is better. */
-static int vulkan_rank(VkPhysicalDeviceType t, wg_power power)
-{
-    static const VkPhysicalDeviceType fast[] = {
-        VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
-        VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
-        VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
-    static const VkPhysicalDeviceType frugal[] = {
-        VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
-        VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
-        VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
-    const VkPhysicalDeviceType *order = power == WG_POWER_LOW ? frugal : fast;
-    for (int i = 0; i < 4; i++)
-        if (order[i] == t)
-            return 4 - i;
-    return 0; /* VK_PHYSICAL_DEVICE_TYPE_OTHER */
-}
-
-/* 1 if 'hay' contains 'needle', ignoring ASCII case. */
-static int vulkan_contains(const char *hay, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (; *hay; hay++) {
-        size_t i = 0;
-        while (i < n && hay[i] &&
-               tolower((unsigned char)hay[i]) ==
-                   tolower((unsigned char)needle[i]))
-            i++;
-        if (i == n)
-            return 1;
-    }
-    return n == 0;
-}
-
-/* Append "0: name (type), 1: ..." to err, for messages that must say what
- * there is to choose from. */
-static void vulkan_append_list(char *err, const VkPhysicalDevice *dev,
-                               uint32_t count)
-{
-    size_t len = strlen(err);
-    for (uint32_t i = 0; i < count && len < WG_ERR_LEN - 1; i++) {
-        VkPhysicalDeviceProperties p;
-        vkGetPhysicalDeviceProperties(dev[i], &p);
-        int k = snprintf(err + len, WG_ERR_LEN - len, "%s%u: %s (%s)",
-                         i ? ", " : "", i, p.deviceName,
-                         vulkan_type_name(p.deviceType));
-        if (k < 0)
-            break;
-        len += (size_t)k;
-    }
-    if (len < WG_ERR_LEN - 1)
-        snprintf(err + len, WG_ERR_LEN - len, ")");
-}
-
-/* Choose the physical device: job->gpu (an index or a name substring) if
- * given, else the best usable one for job->power; the first in enumeration
- * order wins a tie. */
-static int vulkan_pick_device(vulkan_ctx *v, char *err)
-{
-    const wg_job *job = v->job;
-    uint32_t count = 0;
-    VkPhysicalDevice *dev = vulkan_devices(v->instance, &count, err);
-    if (!dev)
-        return -1;
-
-    int chosen = -1;
-    if (job->gpu && *job->gpu) {
-        const char *g = job->gpu;
-        int is_index = g[strspn(g, "0123456789")] == '\0';
-        for (uint32_t i = 0; i < count && chosen < 0; i++) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(dev[i], &p);
-            if (is_index ? strtoul(g, NULL, 10) == i
-                         : vulkan_contains(p.deviceName, g))
-                chosen = (int)i;
-        }
-        if (chosen < 0) {
-            wg_fail(err, "vulkan: no device matches --gpu '%s' (available: ",
-                    g);
-            vulkan_append_list(err, dev, count);
-            goto fail;
-        }
-        const char *why = vulkan_unusable(dev[chosen]);
-        if (why) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(dev[chosen], &p);
-            wg_fail(err, "vulkan: device %d (%s) cannot run worldgen: %s",
-                    chosen, p.deviceName, why);
-            goto fail;
-        }
-    } else {
-        int best_rank = -1;
-        for (uint32_t i = 0; i < count; i++) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(dev[i], &p);
-            int rank = vulkan_rank(p.deviceType, job->power);
-            if (!vulkan_unusable(dev[i]) && rank > best_rank) {
-                best_rank = rank;
-                chosen = (int)i;
-            }
-        }
-        if (chosen < 0) {
-            wg_fail(err, "vulkan: no device has Vulkan 1.1 and a compute "
-                    "queue (available: ");
-            vulkan_append_list(err, dev, count);
-            goto fail;
-        }
-    }
-
-    v->phys = dev[chosen];
-    free(dev);
-    v->family = (uint32_t)vulkan_queue_family(v->phys, &v->ts_bits);
-
-    VkPhysicalDeviceMaintenance3Properties m3 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
-    };
-    VkPhysicalDeviceProperties2 p2 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &m3,
-    };
-    vkGetPhysicalDeviceProperties2(v->phys, &p2);
-    v->props = p2.properties;
-    v->max_alloc = m3.maxMemoryAllocationSize;
-    vkGetPhysicalDeviceMemoryProperties(v->phys, &v->mem_props);
-    snprintf(v->name, sizeof v->name, "%s (Vulkan %u.%u, %s)",
-             v->props.deviceName, VK_API_VERSION_MAJOR(v->props.apiVersion),
-             VK_API_VERSION_MINOR(v->props.apiVersion),
-             vulkan_type_name(v->props.deviceType));
-    return 0;
-fail:
-    free(dev);
-    return -1;
-}
-
-/* 1 if some memory type has all of 'flags'. */
-static int vulkan_has_memory(const vulkan_ctx *v, VkMemoryPropertyFlags flags)
-{
-    for (uint32_t i = 0; i < v->mem_props.memoryTypeCount; i++)
-        if ((v->mem_props.memoryTypes[i].propertyFlags & flags) == flags)
-            return 1;
-    return 0;
-}
+/* ------------------------------------------------------------ the world */
 
 /* The workgroup size, the readback strategy and the limits of the world on
  * the chosen device.  -1 with a reason when the world does not fit. */
 static int vulkan_plan(vulkan_ctx *v, char *err)
 {
-    const VkPhysicalDeviceLimits *lim = &v->props.limits;
+    const VkPhysicalDeviceLimits *lim = &v->d.props.limits;
     uint32_t n = v->job->world.size;
 
     /* 16x16, the usual choice on GPUs: on lavapipe the shape changes
@@ -678,18 +366,28 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
         lim->maxComputeWorkGroupSize[1] < 16)
         v->wg_x = v->wg_y = 8;
     v->rows = 8;
+    /* The hydraulic passes: one row per invocation took about 2.5 times as
+     * long as 8 on lavapipe (each texel fetched nine times a cell instead
+     * of three); 4, 8 and 16 were within the noise. */
+    v->hyd_rows = 8;
 
     /* Erosion: on a CPU device (lavapipe) K passes per dispatch, blocked in
      * registers; a GPU gets one pass per dispatch.  WORLDGEN_VK_EROSION=
      * single or blocked overrides (the tests run both).  The heights are
-     * read as texels where the world fits a texel buffer. */
+     * read as texels where the world fits a texel buffer (below). */
     const char *ero = getenv("WORLDGEN_VK_EROSION");
-    v->blocked = v->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    v->blocked = v->d.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     if (ero && strcmp(ero, "single") == 0)
         v->blocked = 0;
     else if (ero && strcmp(ero, "blocked") == 0)
         v->blocked = 1;
     v->texels = wg_cells(n) <= lim->maxTexelBufferElements;
+    /* WORLDGEN_VK_TEXELS=0: storage-buffer reads everywhere, as on a
+     * device whose texel buffers are too small for the world (the tests
+     * use it). */
+    const char *tex = getenv("WORLDGEN_VK_TEXELS");
+    if (tex && strcmp(tex, "0") == 0)
+        v->texels = 0;
 
     /* Where the device's own memory is host-visible and cached (lavapipe,
      * most integrated GPUs), the shaders write straight into memory the
@@ -699,169 +397,101 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
      * it on a unified-memory device. */
     const char *force = getenv("WORLDGEN_VK_STAGING");
     v->staged = (force && strcmp(force, "1") == 0) ||
-                !vulkan_has_memory(v, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
-                                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                          VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+                !vulkan_dev_has_memory(&v->d,
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
 
     /* Each field is one storage buffer with its own allocation. */
     uint64_t bytes = (uint64_t)wg_cells(n) * sizeof(float);
     uint64_t limit = lim->maxStorageBufferRange;
-    if (v->max_alloc < limit)
-        limit = v->max_alloc;
+    if (v->d.max_alloc < limit)
+        limit = v->d.max_alloc;
     if (bytes > limit)
         return wg_fail(err, "vulkan: a %ux%u world needs %llu MiB per field "
                        "but %s allows %llu MiB per buffer (the largest world "
                        "it takes is about %ux%u): use a smaller --size or a "
                        "CPU backend", n, n,
-                       (unsigned long long)(bytes >> 20), v->props.deviceName,
+                       (unsigned long long)(bytes >> 20),
+                       v->d.props.deviceName,
                        (unsigned long long)(limit >> 20),
                        (unsigned)sqrt((double)(limit / sizeof(float))),
                        (unsigned)sqrt((double)(limit / sizeof(float))));
+    /* The hydraulic stage's state and routing: four floats a cell, as
+     * texels (one allocation each) or storage buffers. */
+    uint64_t packed = 4 * bytes, plimit = v->texels ? v->d.max_alloc : limit;
+    if (v->job->world.steps > 0 && packed > plimit)
+        return wg_fail(err, "vulkan: the hydraulic stage of a %ux%u world "
+                       "needs %llu MiB per buffer but %s allows %llu MiB: "
+                       "use a smaller --size, --hydraulic 0 or a CPU "
+                       "backend", n, n, (unsigned long long)(packed >> 20),
+                       v->d.props.deviceName,
+                       (unsigned long long)(plimit >> 20));
     uint64_t groups = (n + v->wg_x - 1) / v->wg_x;
     if (groups > lim->maxComputeWorkGroupCount[0] ||
         groups > lim->maxComputeWorkGroupCount[1])
         return wg_fail(err, "vulkan: a %ux%u world needs %llu workgroups "
                        "per side, but %s dispatches at most %u x %u",
-                       n, n, (unsigned long long)groups, v->props.deviceName,
+                       n, n, (unsigned long long)groups,
+                       v->d.props.deviceName,
                        lim->maxComputeWorkGroupCount[0],
                        lim->maxComputeWorkGroupCount[1]);
     return 0;
 }
 
-/* ------------------------------------------------------------------ device */
-
-static int vulkan_create_device(vulkan_ctx *v, char *err)
+/* The erosion's dispatches: one per pass, or blocked one per K passes and
+ * one for the rest. */
+static uint32_t vulkan_erosion_dispatches(const vulkan_ctx *v)
 {
-    float priority = 1.0f;
-    VkDeviceQueueCreateInfo queue = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = v->family,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
+    uint32_t passes = v->job->world.passes;
+    if (!v->blocked)
+        return passes;
+    return passes / VULKAN_K + (passes % VULKAN_K != 0);
+}
+
+/* Which height buffer (0: A, 1: B) holds the heights after the erosion:
+ * terrain writes A, each erosion dispatch the other one. */
+static int vulkan_eroded(const vulkan_ctx *v)
+{
+    return (int)(vulkan_erosion_dispatches(v) & 1u);
+}
+
+/* Which height buffer (0: A, 1: B) holds the final heights: the hydraulic
+ * stage reads the eroded ones and writes the other. */
+static int vulkan_final(const vulkan_ctx *v)
+{
+    return 1 - vulkan_eroded(v);
+}
+
+/* The field that holds result r (VULKAN_R_*) once every stage has run. */
+static int vulkan_result_field(const vulkan_ctx *v, int r)
+{
+    static const int field[VULKAN_RESULTS] = {
+        [VULKAN_R_WATER] = VULKAN_F_WATER, [VULKAN_R_SEDIMENT] = VULKAN_F_SEDIMENT,
+        [VULKAN_R_NX] = VULKAN_F_NX,       [VULKAN_R_NY] = VULKAN_F_NY,
+        [VULKAN_R_NZ] = VULKAN_F_NZ,
     };
-    VkDeviceCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &queue,
-    };
-    VK_CHECK(vkCreateDevice(v->phys, &info, NULL, &v->device));
-    vkGetDeviceQueue(v->device, v->family, 0, &v->queue);
-    return 0;
-fail:
-    return -1;
+    return r == VULKAN_R_HEIGHT ? VULKAN_F_HEIGHT_A + vulkan_final(v)
+                                : field[r];
+}
+
+/* Floats a cell of field f holds: 4 for the hydraulic state and routing,
+ * else 1. */
+static uint32_t vulkan_floats(int f)
+{
+    return f >= VULKAN_F_STATE_A ? 4 : 1;
+}
+
+/* Cells of field f: one for the state and the routing of a world without
+ * steps (they must exist, but nothing reads or writes them). */
+static VkDeviceSize vulkan_cells(const vulkan_ctx *v, int f)
+{
+    if (f >= VULKAN_F_STATE_A && v->job->world.steps == 0)
+        return 1;
+    return wg_cells(v->job->world.size);
 }
 
 /* ----------------------------------------------------------------- buffers */
-
-/* Make the host's writes to a mapped buffer visible to the device. */
-static int vulkan_flush(vulkan_ctx *v, const vulkan_buf *b, char *err)
-{
-    if (b->coherent)
-        return 0;
-    VkMappedMemoryRange range = {
-        .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-        .memory = b->mem,
-        .size = VK_WHOLE_SIZE,
-    };
-    VK_CHECK(vkFlushMappedMemoryRanges(v->device, 1, &range));
-    return 0;
-fail:
-    return -1;
-}
-
-/* Make the device's writes to a mapped buffer visible to the host. */
-static int vulkan_invalidate(vulkan_ctx *v, const vulkan_buf *b, char *err)
-{
-    if (b->coherent)
-        return 0;
-    VkMappedMemoryRange range = {
-        .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-        .memory = b->mem,
-        .size = VK_WHOLE_SIZE,
-    };
-    VK_CHECK(vkInvalidateMappedMemoryRanges(v->device, 1, &range));
-    return 0;
-fail:
-    return -1;
-}
-
-/* A memory type allowed by 'bits' with all of 'want'; -1 if none. */
-static int vulkan_memory_type(const vulkan_ctx *v, uint32_t bits,
-                              VkMemoryPropertyFlags want)
-{
-    for (uint32_t i = 0; i < v->mem_props.memoryTypeCount; i++)
-        if ((bits & (1u << i)) &&
-            (v->mem_props.memoryTypes[i].propertyFlags & want) == want)
-            return (int)i;
-    return -1;
-}
-
-/* A buffer of 'size' bytes in memory with 'want' (else 'fallback'), mapped
- * if host-visible. */
-static int vulkan_create_buf(vulkan_ctx *v, vulkan_buf *b, VkDeviceSize size,
-                             VkBufferUsageFlags usage,
-                             VkMemoryPropertyFlags want,
-                             VkMemoryPropertyFlags fallback, char *err)
-{
-    b->size = size;
-    VkBufferCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-        .size = size,
-        .usage = usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-    };
-    VK_CHECK(vkCreateBuffer(v->device, &info, NULL, &b->buf));
-
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(v->device, b->buf, &req);
-    int type = vulkan_memory_type(v, req.memoryTypeBits, want);
-    if (type < 0)
-        type = vulkan_memory_type(v, req.memoryTypeBits, fallback);
-    if (type < 0)
-        return wg_fail(err, "vulkan: %s has no suitable memory type for a "
-                       "buffer", v->props.deviceName);
-    VkMemoryAllocateInfo alloc = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-        .allocationSize = req.size,
-        .memoryTypeIndex = (uint32_t)type,
-    };
-    VkResult rc = vkAllocateMemory(v->device, &alloc, NULL, &b->mem);
-    if (rc == VK_ERROR_OUT_OF_DEVICE_MEMORY || rc == VK_ERROR_OUT_OF_HOST_MEMORY)
-        return wg_fail(err, "vulkan: %s is out of memory for a %ux%u world "
-                       "(%s allocating %llu MiB): use a smaller --size",
-                       v->props.deviceName, v->job->world.size,
-                       v->job->world.size, vulkan_result_name(rc),
-                       (unsigned long long)(req.size >> 20));
-    VK_CHECK(rc);
-    VK_CHECK(vkBindBufferMemory(v->device, b->buf, b->mem, 0));
-
-    VkMemoryPropertyFlags flags =
-        v->mem_props.memoryTypes[type].propertyFlags;
-    if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-        VK_CHECK(vkMapMemory(v->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map));
-        b->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
-        /* First touch here, so that the stages do not pay the page faults
-         * (lavapipe's memory is fresh host memory: 0.25 s per 64 MiB on the
-         * CI machine); the OpenMP backend does the same in its open(). */
-        memset(b->map, 0, size);
-        if (vulkan_flush(v, b, err))
-            return -1;
-    }
-    return 0;
-fail:
-    return -1;
-}
-
-static void vulkan_destroy_buf(vulkan_ctx *v, vulkan_buf *b)
-{
-    if (b->map)
-        vkUnmapMemory(v->device, b->mem);
-    if (b->buf)
-        vkDestroyBuffer(v->device, b->buf, NULL);
-    if (b->mem)
-        vkFreeMemory(v->device, b->mem, NULL);
-    memset(b, 0, sizeof *b);
-}
 
 /* The params block of the shaders, from the job's host constants. */
 static void vulkan_fill_params(const wg_consts *c, vulkan_params *p)
@@ -913,6 +543,7 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
                                          VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
     const VkBufferUsageFlags xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    vulkan_dev *d = &v->d;
     VkDeviceSize field = wg_cells(v->job->world.size) * sizeof(float);
     VkDeviceSize lat = (VkDeviceSize)WG_LATTICE_R * WG_LATTICE_R * 4 *
                        sizeof(float);
@@ -923,21 +554,24 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
                           out = v->staged ? local : local | cached,
                           other = v->staged ? 0 : host;
 
-    if (vulkan_create_buf(v, &v->params, sizeof(vulkan_params),
+    if (vulkan_buf_create(d, &v->params, sizeof(vulkan_params),
                           VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | xfer, in,
                           other, err) ||
-        vulkan_create_buf(v, &v->lattice, lat,
+        vulkan_buf_create(d, &v->lattice, lat,
                           VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT | xfer, in,
                           other, err))
         return -1;
-    for (int f = 0; f < VULKAN_FIELDS; f++)
-        if (vulkan_create_buf(v, &v->field[f], field,
+    for (int f = 0; f < VULKAN_FIELDS; f++) {
+        VkDeviceSize size = vulkan_cells(v, f) * vulkan_floats(f) *
+                            sizeof(float);
+        if (vulkan_buf_create(d, &v->field[f], size,
                               VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                                   VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                   VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT |
                                   xfer, out,
                               other, err))
             return -1;
+    }
 
     vulkan_params params;
     vulkan_fill_params(&v->job->consts, &params);
@@ -948,162 +582,159 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
     if (v->staged) {
         /* params at 0, the lattice after it; the copies are the first
          * commands of the command buffer. */
-        if (vulkan_create_buf(v, &v->upload, sizeof params + lat,
+        if (vulkan_buf_create(d, &v->upload, sizeof params + lat,
                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT, coherent,
                               host, err))
-            return -1;
-        for (int i = 0; i < 4; i++)
-            if (vulkan_create_buf(v, &v->rb[i], field,
+            goto fail;
+        for (int i = 0; i < VULKAN_RESULTS; i++)
+            if (vulkan_buf_create(d, &v->rb[i], field,
                                   VK_BUFFER_USAGE_TRANSFER_DST_BIT, cached,
                                   host, err))
-                return -1;
-        if (!v->upload.map)
-            return wg_fail(err, "vulkan: the upload buffer is not mapped");
+                goto fail;
+        if (!v->upload.map) {
+            wg_fail(err, "vulkan: the upload buffer is not mapped");
+            goto fail;
+        }
         memcpy(v->upload.map, &params, sizeof params);
         memcpy((char *)v->upload.map + sizeof params, quad, lat);
         free(quad);
-        return vulkan_flush(v, &v->upload, err);
+        return vulkan_buf_flush(d, &v->upload, err);
     }
     if (!v->params.map || !v->lattice.map) {
-        free(quad);
-        return wg_fail(err, "vulkan: the input buffers are not mapped");
+        wg_fail(err, "vulkan: the input buffers are not mapped");
+        goto fail;
     }
     memcpy(v->params.map, &params, sizeof params);
     memcpy(v->lattice.map, quad, lat);
     free(quad);
-    if (vulkan_flush(v, &v->params, err) || vulkan_flush(v, &v->lattice, err))
+    if (vulkan_buf_flush(d, &v->params, err) ||
+        vulkan_buf_flush(d, &v->lattice, err))
         return -1;
     return 0;
+fail:
+    free(quad);
+    return -1;
 }
 
 /* ------------------------------------------------------------- descriptors */
 
-static VkDescriptorType vulkan_binding_type(uint32_t b)
+/* Add the descriptors of 'sets' sets of a layout with 'count' bindings of
+ * 'types' to the pool sizes (one per VkDescriptorType up to
+ * STORAGE_BUFFER). */
+static void vulkan_count_types(VkDescriptorPoolSize *sizes,
+                               const VkDescriptorType *types, uint32_t count,
+                               uint32_t sets)
 {
-    switch (b) {
-    case VULKAN_B_PARAMS:
-        return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    case VULKAN_B_LATTICE:
-    case VULKAN_B_SRC_TEXELS:
-        return VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
-    case VULKAN_B_DST_TEXELS:
-        return VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
-    default:
-        return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    }
-}
-
-static int vulkan_create_view(vulkan_ctx *v, const vulkan_buf *b,
-                              VkFormat format, VkDeviceSize range,
-                              VkBufferView *view, char *err)
-{
-    VkBufferViewCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
-        .buffer = b->buf,
-        .format = format,
-        .offset = 0,
-        .range = range,
-    };
-    VK_CHECK(vkCreateBufferView(v->device, &info, NULL, view));
-    return 0;
-fail:
-    return -1;
+    for (uint32_t b = 0; b < count; b++)
+        sizes[types[b]].descriptorCount += sets;
 }
 
 static int vulkan_create_descriptors(vulkan_ctx *v, char *err)
 {
-    /* Texel views: the lattice quads (one rgba32f texel each) and the two
-     * heights (r32f), as far as maxTexelBufferElements reaches. */
-    VkDeviceSize cells = wg_cells(v->job->world.size),
-                 max_texels = v->props.limits.maxTexelBufferElements;
-    if (cells > max_texels)
-        cells = max_texels;
-    if (vulkan_create_view(v, &v->lattice, VK_FORMAT_R32G32B32A32_SFLOAT,
-                           VK_WHOLE_SIZE, &v->lat_view, err) ||
-        vulkan_create_view(v, &v->field[VULKAN_F_HEIGHT_A],
-                           VK_FORMAT_R32_SFLOAT, cells * sizeof(float),
-                           &v->height_view[0], err) ||
-        vulkan_create_view(v, &v->field[VULKAN_F_HEIGHT_B],
-                           VK_FORMAT_R32_SFLOAT, cells * sizeof(float),
-                           &v->height_view[1], err))
+    vulkan_dev *d = &v->d;
+
+    /* Texel views: the lattice quads (one rgba32f texel each) and every
+     * field (r32f, or rgba32f), as far as maxTexelBufferElements reaches. */
+    VkDeviceSize max_texels = d->props.limits.maxTexelBufferElements;
+    if (vulkan_view_create(d, &v->lattice, VK_FORMAT_R32G32B32A32_SFLOAT,
+                           VK_WHOLE_SIZE, &v->lat_view, err))
+        return -1;
+    for (int f = 0; f < VULKAN_FIELDS; f++) {
+        VkDeviceSize cells = vulkan_cells(v, f);
+        if (cells > max_texels)
+            cells = max_texels;
+        VkFormat format = vulkan_floats(f) == 4
+                              ? VK_FORMAT_R32G32B32A32_SFLOAT
+                              : VK_FORMAT_R32_SFLOAT;
+        if (vulkan_view_create(d, &v->field[f], format,
+                               cells * vulkan_floats(f) * sizeof(float),
+                               &v->field_view[f], err))
+            return -1;
+    }
+
+    if (vulkan_set_layout_create(d, vulkan_types, VULKAN_BINDINGS,
+                                 &v->set_layout, err) ||
+        vulkan_set_layout_create(d, vulkan_hyd_types, VULKAN_H_BINDINGS,
+                                 &v->hyd_set_layout, err))
         return -1;
 
-    VkDescriptorSetLayoutBinding bind[VULKAN_BINDINGS];
-    for (uint32_t b = 0; b < VULKAN_BINDINGS; b++)
-        bind[b] = (VkDescriptorSetLayoutBinding){
-            .binding = b,
-            .descriptorType = vulkan_binding_type(b),
-            .descriptorCount = 1,
-            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        };
-    VkDescriptorSetLayoutCreateInfo layout = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = VULKAN_BINDINGS,
-        .pBindings = bind,
-    };
-    VK_CHECK(vkCreateDescriptorSetLayout(v->device, &layout, NULL,
-                                         &v->set_layout));
-
-    VkDescriptorPoolSize sizes[] = {
-        {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2},
-        {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 2 * 2},
-        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 2 * (VULKAN_BINDINGS - 4)},
-        {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 2},
-    };
+    VkDescriptorPoolSize sizes[VK_DESCRIPTOR_TYPE_STORAGE_BUFFER + 1];
+    for (uint32_t t = 0; t <= VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; t++)
+        sizes[t] = (VkDescriptorPoolSize){(VkDescriptorType)t, 0};
+    vulkan_count_types(sizes, vulkan_types, VULKAN_BINDINGS, 2);
+    vulkan_count_types(sizes, vulkan_hyd_types, VULKAN_H_BINDINGS, 2);
+    VkDescriptorPoolSize used[VK_DESCRIPTOR_TYPE_STORAGE_BUFFER + 1];
+    uint32_t n_used = 0;
+    for (uint32_t t = 0; t <= VK_DESCRIPTOR_TYPE_STORAGE_BUFFER; t++)
+        if (sizes[t].descriptorCount)
+            used[n_used++] = sizes[t];
     VkDescriptorPoolCreateInfo pool = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = 2,
-        .poolSizeCount = 4,
-        .pPoolSizes = sizes,
+        .maxSets = 4,
+        .poolSizeCount = n_used,
+        .pPoolSizes = used,
     };
-    VK_CHECK(vkCreateDescriptorPool(v->device, &pool, NULL, &v->pool));
+    VK_CHECK(vkCreateDescriptorPool(d->device, &pool, NULL, &v->pool));
 
-    VkDescriptorSetLayout layouts[2] = {v->set_layout, v->set_layout};
+    VkDescriptorSetLayout layouts[4] = {v->set_layout, v->set_layout,
+                                        v->hyd_set_layout, v->hyd_set_layout};
+    VkDescriptorSet sets[4];
     VkDescriptorSetAllocateInfo alloc = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
         .descriptorPool = v->pool,
-        .descriptorSetCount = 2,
+        .descriptorSetCount = 4,
         .pSetLayouts = layouts,
     };
-    VK_CHECK(vkAllocateDescriptorSets(v->device, &alloc, v->set));
+    VK_CHECK(vkAllocateDescriptorSets(d->device, &alloc, sets));
+    memcpy(v->set, sets, sizeof v->set);
+    memcpy(v->hyd_set, sets + 2, sizeof v->hyd_set);
 
     /* set[s] reads height s and writes the other one. */
     for (int s = 0; s < 2; s++) {
-        const vulkan_buf *buf[VULKAN_BINDINGS] = {
-            [VULKAN_B_PARAMS] = &v->params,
-            [VULKAN_B_LATTICE] = &v->lattice,
-            [VULKAN_B_SRC] = &v->field[VULKAN_F_HEIGHT_A + s],
-            [VULKAN_B_DST] = &v->field[VULKAN_F_HEIGHT_B - s],
-            [VULKAN_B_NX] = &v->field[VULKAN_F_NX],
-            [VULKAN_B_NY] = &v->field[VULKAN_F_NY],
-            [VULKAN_B_NZ] = &v->field[VULKAN_F_NZ],
-            [VULKAN_B_SRC_TEXELS] = &v->field[VULKAN_F_HEIGHT_A + s],
-            [VULKAN_B_DST_TEXELS] = &v->field[VULKAN_F_HEIGHT_B - s],
+        int src = VULKAN_F_HEIGHT_A + s, dst = VULKAN_F_HEIGHT_B - s;
+        vulkan_bind b[VULKAN_BINDINGS] = {
+            [VULKAN_B_PARAMS] = {.buf = &v->params},
+            [VULKAN_B_LATTICE] = {.view = v->lat_view},
+            [VULKAN_B_SRC] = {.buf = &v->field[src]},
+            [VULKAN_B_DST] = {.buf = &v->field[dst]},
+            [VULKAN_B_NX] = {.buf = &v->field[VULKAN_F_NX]},
+            [VULKAN_B_NY] = {.buf = &v->field[VULKAN_F_NY]},
+            [VULKAN_B_NZ] = {.buf = &v->field[VULKAN_F_NZ]},
+            [VULKAN_B_SRC_TEXELS] = {.view = v->field_view[src]},
+            [VULKAN_B_DST_TEXELS] = {.view = v->field_view[dst]},
         };
-        const VkBufferView *view[VULKAN_BINDINGS] = {
-            [VULKAN_B_LATTICE] = &v->lat_view,
-            [VULKAN_B_SRC_TEXELS] = &v->height_view[s],
-            [VULKAN_B_DST_TEXELS] = &v->height_view[1 - s],
+        for (int i = 0; i < VULKAN_BINDINGS; i++)
+            b[i].type = vulkan_types[i];
+        vulkan_set_write(d, v->set[s], b, VULKAN_BINDINGS);
+    }
+
+    /* hyd_set[a] reads state a (A or B) and writes the other; both read
+     * the eroded heights and write the other height buffer.  Step i uses
+     * hyd_set[i & 1], start hyd_set[1] (it writes state A), settle the set
+     * that reads what the last step wrote. */
+    int eroded = VULKAN_F_HEIGHT_A + vulkan_eroded(v),
+        final = VULKAN_F_HEIGHT_A + vulkan_final(v);
+    for (int a = 0; a < 2; a++) {
+        int st = VULKAN_F_STATE_A + a, st_out = VULKAN_F_STATE_B - a,
+            rt = VULKAN_F_ROUTE;
+        vulkan_bind b[VULKAN_H_BINDINGS] = {
+            [VULKAN_H_HEIGHT_TEXELS] = {.view = v->field_view[eroded]},
+            [VULKAN_H_ST_TEXELS] = {.view = v->field_view[st]},
+            [VULKAN_H_RT_TEXELS] = {.view = v->field_view[rt]},
+            [VULKAN_H_ST_IMAGE] = {.view = v->field_view[st_out]},
+            [VULKAN_H_RT_IMAGE] = {.view = v->field_view[rt]},
+            [VULKAN_H_HEIGHT] = {.buf = &v->field[eroded]},
+            [VULKAN_H_ST] = {.buf = &v->field[st]},
+            [VULKAN_H_RT] = {.buf = &v->field[rt]},
+            [VULKAN_H_ST_OUT] = {.buf = &v->field[st_out]},
+            [VULKAN_H_RT_OUT] = {.buf = &v->field[rt]},
+            [VULKAN_H_HEIGHT_OUT] = {.buf = &v->field[final]},
+            [VULKAN_H_WATER_OUT] = {.buf = &v->field[VULKAN_F_WATER]},
+            [VULKAN_H_SED] = {.buf = &v->field[VULKAN_F_SEDIMENT]},
         };
-        VkDescriptorBufferInfo info[VULKAN_BINDINGS];
-        VkWriteDescriptorSet write[VULKAN_BINDINGS];
-        for (uint32_t b = 0; b < VULKAN_BINDINGS; b++) {
-            info[b] = (VkDescriptorBufferInfo){
-                .buffer = buf[b]->buf,
-                .offset = 0,
-                .range = VK_WHOLE_SIZE,
-            };
-            write[b] = (VkWriteDescriptorSet){
-                .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                .dstSet = v->set[s],
-                .dstBinding = b,
-                .descriptorCount = 1,
-                .descriptorType = bind[b].descriptorType,
-                .pBufferInfo = view[b] ? NULL : &info[b],
-                .pTexelBufferView = view[b],
-            };
-        }
-        vkUpdateDescriptorSets(v->device, VULKAN_BINDINGS, write, 0, NULL);
+        for (int i = 0; i < VULKAN_H_BINDINGS; i++)
+            b[i].type = vulkan_hyd_types[i];
+        vulkan_set_write(d, v->hyd_set[a], b, VULKAN_H_BINDINGS);
     }
     return 0;
 fail:
@@ -1112,22 +743,17 @@ fail:
 
 /* --------------------------------------------------------------- pipelines */
 
-static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
-                                  size_t size, uint32_t wg_x, uint32_t wg_y,
-                                  uint32_t passes, VkPipeline *pipe,
+/* A pipeline of one of the shaders, specialised for this world. */
+static int vulkan_create_pipeline(vulkan_ctx *v, VkPipelineLayout layout,
+                                  const uint32_t *code, size_t size,
+                                  uint32_t wg_x, uint32_t wg_y, uint32_t rows,
+                                  uint32_t select, VkPipeline *pipe,
                                   char *err)
 {
-    VkShaderModule module = VK_NULL_HANDLE;
-    VkShaderModuleCreateInfo mod = {
-        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = size,
-        .pCode = code,
-    };
-    VK_CHECK(vkCreateShaderModule(v->device, &mod, NULL, &module));
-
-    /* The workgroup size (local_size_x_id = 0, local_size_y_id = 1) and
-     * the erosion's rows per invocation (constant_id = 2), passes per
-     * dispatch (3) and texel reads (4, a VkBool32); the host's binary32
+    /* The workgroup size (local_size_x_id = 0, local_size_y_id = 1), the
+     * rows per invocation (constant_id = 2: erosion, hydraulic), the
+     * stage's own selector (3: the erosion's passes per dispatch, the
+     * hydraulic pass) and texel reads (4, a VkBool32); the host's binary32
      * constants inv_n, base, inv_norm, talus, rate, k1, k2 (6 .. 12: the
      * terrain and the normals use theirs; the erosion reads talus and rate
      * from the block, 12 % faster than as constants); the terrain's octave
@@ -1137,7 +763,7 @@ static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
     _Static_assert(WG_MAX_OCTAVES == 16, "terrain.comp's constant ids");
     enum { NSCAL = 13, NSPEC = NSCAL + 5 * WG_MAX_OCTAVES };
     const wg_consts *c = &v->job->consts;
-    uint32_t consts[NSPEC] = {wg_x, wg_y, v->rows, passes,
+    uint32_t consts[NSPEC] = {wg_x, wg_y, rows, select,
                               v->texels ? VK_TRUE : VK_FALSE,
                               v->job->world.octaves};
     const float scal[NSCAL - 6] = {c->inv_n, c->base,  c->inv_norm, c->talus,
@@ -1162,61 +788,68 @@ static int vulkan_create_pipeline(vulkan_ctx *v, const uint32_t *code,
         .dataSize = sizeof consts,
         .pData = consts,
     };
-    VkComputePipelineCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = "main",
-            .pSpecializationInfo = &spec,
-        },
-        .layout = v->pipe_layout,
-    };
-    VK_CHECK(vkCreateComputePipelines(v->device, VK_NULL_HANDLE, 1, &info,
-                                      NULL, pipe));
-    vkDestroyShaderModule(v->device, module, NULL);
-    return 0;
-fail:
-    if (module)
-        vkDestroyShaderModule(v->device, module, NULL);
-    return -1;
+    return vulkan_pipeline_create(&v->d, layout, code, size, &spec, pipe,
+                                  err);
 }
 
 static int vulkan_create_pipelines(vulkan_ctx *v, char *err)
 {
+    VkDevice dev = v->d.device;
     VkPipelineLayoutCreateInfo layout = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
         .setLayoutCount = 1,
         .pSetLayouts = &v->set_layout,
     };
-    VK_CHECK(vkCreatePipelineLayout(v->device, &layout, NULL,
-                                    &v->pipe_layout));
+    VK_CHECK(vkCreatePipelineLayout(dev, &layout, NULL, &v->pipe_layout));
+    VkPushConstantRange push = {VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                                sizeof(vulkan_hyd_consts)};
+    VkPipelineLayoutCreateInfo hyd_layout = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &v->hyd_set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &push,
+    };
+    VK_CHECK(vkCreatePipelineLayout(dev, &hyd_layout, NULL,
+                                    &v->hyd_pipe_layout));
+
+    VkPipelineLayout pl = v->pipe_layout;
     uint32_t passes = v->job->world.passes, rest = passes % VULKAN_K;
-    if (vulkan_create_pipeline(v, vulkan_terrain_spv,
+    if (vulkan_create_pipeline(v, pl, vulkan_terrain_spv,
                                sizeof vulkan_terrain_spv, v->wg_x, v->wg_y,
-                               0, &v->terrain, err) ||
-        vulkan_create_pipeline(v, vulkan_normals_spv,
+                               v->rows, 0, &v->terrain, err) ||
+        vulkan_create_pipeline(v, pl, vulkan_normals_spv,
                                sizeof vulkan_normals_spv, v->wg_x, v->wg_y,
-                               0, &v->normals, err))
+                               v->rows, 0, &v->normals, err))
         return -1;
     /* Only the erosion pipelines this world runs: each costs a JIT. */
     if (!v->blocked && passes > 0 &&
-        vulkan_create_pipeline(v, vulkan_erosion_spv,
+        vulkan_create_pipeline(v, pl, vulkan_erosion_spv,
                                sizeof vulkan_erosion_spv, v->wg_x, v->wg_y,
-                               0, &v->erosion, err))
+                               v->rows, 0, &v->erosion, err))
         return -1;
     /* Blocked: a row of 8 invocations (one SIMD vector on lavapipe). */
     if (v->blocked && passes >= VULKAN_K &&
-        vulkan_create_pipeline(v, vulkan_erosion_spv,
-                               sizeof vulkan_erosion_spv, 8, 1, VULKAN_K,
-                               &v->erosion_k, err))
+        vulkan_create_pipeline(v, pl, vulkan_erosion_spv,
+                               sizeof vulkan_erosion_spv, 8, 1, v->rows,
+                               VULKAN_K, &v->erosion_k, err))
         return -1;
     if (v->blocked && rest > 0 &&
-        vulkan_create_pipeline(v, vulkan_erosion_spv,
-                               sizeof vulkan_erosion_spv, 8, 1, rest,
-                               &v->erosion_rest, err))
+        vulkan_create_pipeline(v, pl, vulkan_erosion_spv,
+                               sizeof vulkan_erosion_spv, 8, 1, v->rows,
+                               rest, &v->erosion_rest, err))
         return -1;
+    /* The hydraulic passes this world runs. */
+    for (uint32_t p = 0; p < VULKAN_HYD_PASSES; p++) {
+        int used = v->job->world.steps ? p != VULKAN_HYD_START_ONLY
+                                       : p == VULKAN_HYD_START_ONLY;
+        if (used &&
+            vulkan_create_pipeline(v, v->hyd_pipe_layout,
+                                   vulkan_hydraulic_spv,
+                                   sizeof vulkan_hydraulic_spv, v->wg_x,
+                                   v->wg_y, v->hyd_rows, p, &v->hyd[p], err))
+            return -1;
+    }
     return 0;
 fail:
     return -1;
@@ -1226,31 +859,36 @@ fail:
 
 static int vulkan_create_commands(vulkan_ctx *v, char *err)
 {
+    VkDevice dev = v->d.device;
     VkCommandPoolCreateInfo pool = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
-        .queueFamilyIndex = v->family,
+        .queueFamilyIndex = v->d.family,
     };
-    VK_CHECK(vkCreateCommandPool(v->device, &pool, NULL, &v->cmd_pool));
+    VK_CHECK(vkCreateCommandPool(dev, &pool, NULL, &v->cmd_pool));
     VkCommandBufferAllocateInfo alloc = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
         .commandPool = v->cmd_pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    VK_CHECK(vkAllocateCommandBuffers(v->device, &alloc, &v->cmd));
-    if (v->ts_bits > 0) {
+    VK_CHECK(vkAllocateCommandBuffers(dev, &alloc, &v->cmd));
+    if (v->job->world.steps >= VULKAN_HYD_CHUNK) {
+        alloc.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY;
+        VK_CHECK(vkAllocateCommandBuffers(dev, &alloc, &v->hyd_chunk));
+    }
+    if (v->d.ts_bits > 0) {
         VkQueryPoolCreateInfo queries = {
             .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
             .queryType = VK_QUERY_TYPE_TIMESTAMP,
             .queryCount = VULKAN_TS_COUNT,
         };
-        VK_CHECK(vkCreateQueryPool(v->device, &queries, NULL, &v->queries));
+        VK_CHECK(vkCreateQueryPool(dev, &queries, NULL, &v->queries));
     }
     VkFenceCreateInfo fence = {
         .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
     };
-    VK_CHECK(vkCreateFence(v->device, &fence, NULL, &v->fence));
+    VK_CHECK(vkCreateFence(dev, &fence, NULL, &v->fence));
     return 0;
 fail:
     return -1;
@@ -1263,48 +901,50 @@ static void vulkan_close(void *ctx)
     vulkan_ctx *v = ctx;
     if (!v)
         return;
-    if (v->device) {
+    VkDevice dev = v->d.device;
+    if (dev) {
         /* Nothing may be destroyed while the queue still uses it (a stage
          * that failed after the submit). */
         if (v->submitted)
-            vkDeviceWaitIdle(v->device);
+            vkDeviceWaitIdle(dev);
         if (v->fence)
-            vkDestroyFence(v->device, v->fence, NULL);
+            vkDestroyFence(dev, v->fence, NULL);
         if (v->queries)
-            vkDestroyQueryPool(v->device, v->queries, NULL);
-        if (v->cmd_pool) /* frees v->cmd */
-            vkDestroyCommandPool(v->device, v->cmd_pool, NULL);
-        if (v->normals)
-            vkDestroyPipeline(v->device, v->normals, NULL);
-        if (v->erosion_rest)
-            vkDestroyPipeline(v->device, v->erosion_rest, NULL);
-        if (v->erosion_k)
-            vkDestroyPipeline(v->device, v->erosion_k, NULL);
-        if (v->erosion)
-            vkDestroyPipeline(v->device, v->erosion, NULL);
-        if (v->terrain)
-            vkDestroyPipeline(v->device, v->terrain, NULL);
+            vkDestroyQueryPool(dev, v->queries, NULL);
+        if (v->cmd_pool) /* frees v->cmd and v->hyd_chunk */
+            vkDestroyCommandPool(dev, v->cmd_pool, NULL);
+        VkPipeline pipes[] = {v->normals, v->erosion_rest, v->erosion_k,
+                              v->erosion, v->terrain};
+        for (int p = VULKAN_HYD_PASSES - 1; p >= 0; p--)
+            if (v->hyd[p])
+                vkDestroyPipeline(dev, v->hyd[p], NULL);
+        for (size_t p = 0; p < sizeof pipes / sizeof pipes[0]; p++)
+            if (pipes[p])
+                vkDestroyPipeline(dev, pipes[p], NULL);
+        if (v->hyd_pipe_layout)
+            vkDestroyPipelineLayout(dev, v->hyd_pipe_layout, NULL);
         if (v->pipe_layout)
-            vkDestroyPipelineLayout(v->device, v->pipe_layout, NULL);
-        if (v->pool) /* frees v->set */
-            vkDestroyDescriptorPool(v->device, v->pool, NULL);
+            vkDestroyPipelineLayout(dev, v->pipe_layout, NULL);
+        if (v->pool) /* frees the sets */
+            vkDestroyDescriptorPool(dev, v->pool, NULL);
+        if (v->hyd_set_layout)
+            vkDestroyDescriptorSetLayout(dev, v->hyd_set_layout, NULL);
         if (v->set_layout)
-            vkDestroyDescriptorSetLayout(v->device, v->set_layout, NULL);
-        for (int i = 1; i >= 0; i--)
-            if (v->height_view[i])
-                vkDestroyBufferView(v->device, v->height_view[i], NULL);
-        if (v->lat_view)
-            vkDestroyBufferView(v->device, v->lat_view, NULL);
-        for (int i = 3; i >= 0; i--)
-            vulkan_destroy_buf(v, &v->rb[i]);
-        vulkan_destroy_buf(v, &v->upload);
+            vkDestroyDescriptorSetLayout(dev, v->set_layout, NULL);
         for (int f = VULKAN_FIELDS - 1; f >= 0; f--)
-            vulkan_destroy_buf(v, &v->field[f]);
-        vulkan_destroy_buf(v, &v->lattice);
-        vulkan_destroy_buf(v, &v->params);
-        vkDestroyDevice(v->device, NULL);
+            if (v->field_view[f])
+                vkDestroyBufferView(dev, v->field_view[f], NULL);
+        if (v->lat_view)
+            vkDestroyBufferView(dev, v->lat_view, NULL);
+        for (int i = VULKAN_RESULTS - 1; i >= 0; i--)
+            vulkan_buf_destroy(&v->d, &v->rb[i]);
+        vulkan_buf_destroy(&v->d, &v->upload);
+        for (int f = VULKAN_FIELDS - 1; f >= 0; f--)
+            vulkan_buf_destroy(&v->d, &v->field[f]);
+        vulkan_buf_destroy(&v->d, &v->lattice);
+        vulkan_buf_destroy(&v->d, &v->params);
     }
-    vulkan_destroy_instance(v);
+    vulkan_dev_destroy(&v->d);
     wg_fields_free(&v->out);
     free(v);
 }
@@ -1318,7 +958,9 @@ static vulkan_ctx *vulkan_start(const wg_job *job, char *err)
         return NULL;
     }
     v->job = job;
-    if (vulkan_create_instance(v, err) || vulkan_pick_device(v, err) ||
+    v->d.n = job->world.size;
+    if (vulkan_dev_instance(&v->d, err) ||
+        vulkan_dev_pick(&v->d, job->gpu, job->power, err) ||
         vulkan_plan(v, err)) {
         vulkan_close(v);
         return NULL;
@@ -1345,7 +987,7 @@ static int vulkan_auto_rank(const wg_job *job)
     vulkan_ctx *v = vulkan_start(job, err);
     if (!v)
         return 0;
-    int gpu = v->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    int gpu = v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vulkan_close(v);
     return gpu && job->world.size >= 128 ? 100 : 2;
 }
@@ -1356,7 +998,7 @@ static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
     vulkan_ctx *v = vulkan_start(job, err);
     if (!v)
         return NULL;
-    if (vulkan_create_device(v, err) || vulkan_create_buffers(v, err) ||
+    if (vulkan_dev_create(&v->d, err) || vulkan_create_buffers(v, err) ||
         vulkan_create_descriptors(v, err) ||
         vulkan_create_pipelines(v, err) || vulkan_create_commands(v, err))
         goto fail;
@@ -1366,8 +1008,9 @@ static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
         wg_fail(err, "vulkan: out of memory for a %ux%u world", n, n);
         goto fail;
     }
-    float *f[4] = {v->out.height, v->out.nx, v->out.ny, v->out.nz};
-    for (int i = 0; i < 4; i++)
+    float *f[VULKAN_RESULTS] = {v->out.height, v->out.water, v->out.sediment,
+                                v->out.nx,     v->out.ny,    v->out.nz};
+    for (int i = 0; i < VULKAN_RESULTS; i++)
         memset(f[i], 0, wg_cells(n) * sizeof(float));
     return v;
 fail:
@@ -1375,18 +1018,16 @@ fail:
     return NULL;
 }
 
-/* A global memory barrier: every 'src' access of the 'from' stage before it
- * happens-before every 'dst' access of the 'to' stage after it. */
-static void vulkan_barrier(vulkan_ctx *v, VkPipelineStageFlags from,
-                           VkAccessFlags src, VkPipelineStageFlags to,
-                           VkAccessFlags dst)
+/* ------------------------------------------------------------------ stages */
+
+/* Each compute pass reads what the one before wrote, and overwrites what
+ * the ones before read and wrote. */
+static void vulkan_compute_barrier(VkCommandBuffer cmd)
 {
-    VkMemoryBarrier b = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = src,
-        .dstAccessMask = dst,
-    };
-    vkCmdPipelineBarrier(v->cmd, from, to, 0, 1, &b, 0, NULL, 0, NULL);
+    vulkan_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
 }
 
 static void vulkan_timestamp(vulkan_ctx *v, uint32_t which)
@@ -1397,36 +1038,27 @@ static void vulkan_timestamp(vulkan_ctx *v, uint32_t which)
                             v->queries, which);
 }
 
-/* Run 'pipe' (workgroups of wg_x by wg_y) over the grid, each invocation
- * 'cols' cells across and 'rows' cells down. */
+/* Dispatch the bound pipeline over the grid, in workgroups of wg_x by
+ * wg_y, each invocation 'cols' cells across and 'rows' cells down. */
+static void vulkan_grid(const vulkan_ctx *v, VkCommandBuffer cmd,
+                        uint32_t wg_x, uint32_t wg_y, uint32_t cols,
+                        uint32_t rows)
+{
+    uint32_t n = v->job->world.size, w = (n + cols - 1) / cols,
+             h = (n + rows - 1) / rows;
+    /* ceil(N / wg) per side; the shaders skip the cells past N. */
+    vkCmdDispatch(cmd, (w + wg_x - 1) / wg_x, (h + wg_y - 1) / wg_y, 1);
+}
+
+/* Run 'pipe' of the terrain, erosion or normals with set[set]. */
 static void vulkan_dispatch(vulkan_ctx *v, VkPipeline pipe, int set,
                             uint32_t wg_x, uint32_t wg_y, uint32_t cols,
                             uint32_t rows)
 {
-    uint32_t n = v->job->world.size, w = (n + cols - 1) / cols,
-             h = (n + rows - 1) / rows;
     vkCmdBindPipeline(v->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe);
     vkCmdBindDescriptorSets(v->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                             v->pipe_layout, 0, 1, &v->set[set], 0, NULL);
-    /* ceil(N / wg) per side; the shaders skip the cells past N. */
-    vkCmdDispatch(v->cmd, (w + wg_x - 1) / wg_x, (h + wg_y - 1) / wg_y, 1);
-}
-
-/* The erosion's dispatches: one per pass, or blocked one per K passes and
- * one for the rest. */
-static uint32_t vulkan_erosion_dispatches(const vulkan_ctx *v)
-{
-    uint32_t passes = v->job->world.passes;
-    if (!v->blocked)
-        return passes;
-    return passes / VULKAN_K + (passes % VULKAN_K != 0);
-}
-
-/* The set whose 'src' holds the heights after all the erosion passes, and
- * whose 'dst' is height A (terrain writes through set 1). */
-static int vulkan_final_set(const vulkan_ctx *v)
-{
-    return (int)(vulkan_erosion_dispatches(v) & 1u); /* parity decides */
+    vulkan_grid(v, v->cmd, wg_x, wg_y, cols, rows);
 }
 
 static int vulkan_terrain(void *ctx, wg_times *t, char *err)
@@ -1446,7 +1078,7 @@ static int vulkan_terrain(void *ctx, wg_times *t, char *err)
         vkCmdCopyBuffer(v->cmd, v->upload.buf, v->params.buf, 1, &params);
         vkCmdCopyBuffer(v->cmd, v->upload.buf, v->lattice.buf, 1, &lat);
         /* The shaders read the params and the lattice just copied. */
-        vulkan_barrier(v, VK_PIPELINE_STAGE_TRANSFER_BIT,
+        vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_ACCESS_UNIFORM_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
@@ -1470,10 +1102,7 @@ static int vulkan_erosion(void *ctx, wg_times *t, char *err)
         /* Ping-pong: even dispatches read A and write B, odd ones the
          * reverse.  Each reads what the previous one (or terrain) wrote,
          * and overwrites what the one before read and wrote. */
-        vulkan_barrier(v, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_SHADER_WRITE_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+        vulkan_compute_barrier(v->cmd);
         int set = (int)(i & 1u);
         if (!v->blocked)
             vulkan_dispatch(v, v->erosion, set, v->wg_x, v->wg_y, 1,
@@ -1488,49 +1117,125 @@ static int vulkan_erosion(void *ctx, wg_times *t, char *err)
     return 0;
 }
 
+/* The hydraulic stage's constants, for the passes recorded into 'cmd'
+ * after it (a secondary command buffer inherits no state, and a primary
+ * keeps none across vkCmdExecuteCommands). */
+static void vulkan_hyd_push(const vulkan_ctx *v, VkCommandBuffer cmd)
+{
+    const wg_hyd_consts *k = &v->job->consts.hyd;
+    vulkan_hyd_consts push = {
+        .sea = k->sea,   .slope_d = k->slope_d, .kf = k->kf,
+        .rain = k->rain, .keep = k->keep,       .kc = k->kc,
+        .ke = k->ke,     .kd = k->kd,           .creep_o = k->creep_o,
+        .creep_d = k->creep_d, .eps = k->eps,   .n = v->job->world.size,
+    };
+    vkCmdPushConstants(cmd, v->hyd_pipe_layout, VK_SHADER_STAGE_COMPUTE_BIT,
+                       0, sizeof push, &push);
+}
+
+/* One hydraulic pass with hyd_set[set] (see vulkan_create_descriptors),
+ * after everything recorded before it. */
+static void vulkan_hyd_pass(const vulkan_ctx *v, VkCommandBuffer cmd,
+                            int pass, int set)
+{
+    vulkan_compute_barrier(cmd);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, v->hyd[pass]);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                            v->hyd_pipe_layout, 0, 1, &v->hyd_set[set], 0,
+                            NULL);
+    vulkan_grid(v, cmd, v->wg_x, v->wg_y, 1, v->hyd_rows);
+}
+
+/* Steps first .. first + count - 1 into 'cmd': step i reads state i & 1
+ * and writes the other. */
+static void vulkan_hyd_steps(const vulkan_ctx *v, VkCommandBuffer cmd,
+                             uint32_t first, uint32_t count)
+{
+    for (uint32_t i = first; i < first + count; i++) {
+        int a = (int)(i & 1u);
+        vulkan_hyd_pass(v, cmd, VULKAN_HYD_ROUTE, a);
+        vulkan_hyd_pass(v, cmd, VULKAN_HYD_STEP, a);
+    }
+}
+
+static int vulkan_hydraulic(void *ctx, wg_times *t, char *err)
+{
+    (void)t; /* the stage time comes from the timestamps, in normals() */
+    vulkan_ctx *v = ctx;
+    uint32_t steps = v->job->world.steps, i = 0;
+
+    /* Start reads the eroded heights and writes state A and b0 (or,
+     * without steps, the results). */
+    int start = steps ? VULKAN_HYD_START : VULKAN_HYD_START_ONLY;
+    vulkan_hyd_push(v, v->cmd);
+    vulkan_hyd_pass(v, v->cmd, start, 1);
+    if (v->hyd_chunk) {
+        /* Whole chunks: the secondary command buffer again and again (its
+         * step count is even, so each starts from state A). */
+        VkCommandBufferInheritanceInfo inherit = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO,
+        };
+        VkCommandBufferBeginInfo begin = {
+            .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+            .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+            .pInheritanceInfo = &inherit,
+        };
+        VK_CHECK(vkBeginCommandBuffer(v->hyd_chunk, &begin));
+        vulkan_hyd_push(v, v->hyd_chunk);
+        vulkan_hyd_steps(v, v->hyd_chunk, 0, VULKAN_HYD_CHUNK);
+        VK_CHECK(vkEndCommandBuffer(v->hyd_chunk));
+        for (; i + VULKAN_HYD_CHUNK <= steps; i += VULKAN_HYD_CHUNK)
+            vkCmdExecuteCommands(v->cmd, 1, &v->hyd_chunk);
+        vulkan_hyd_push(v, v->cmd);
+    }
+    /* The steps left, and settle: it reads the last step's state and b0,
+     * and writes the results. */
+    vulkan_hyd_steps(v, v->cmd, i, steps - i);
+    if (steps)
+        vulkan_hyd_pass(v, v->cmd, VULKAN_HYD_SETTLE, (int)(steps & 1u));
+    vulkan_timestamp(v, VULKAN_TS_HYDRAULIC);
+    return 0;
+fail:
+    return -1;
+}
+
 /* Seconds between two timestamps, which wrap at timestampValidBits. */
 static double vulkan_elapsed(const vulkan_ctx *v, const uint64_t *ts,
                              int from, int to)
 {
-    uint64_t mask = v->ts_bits >= 64 ? ~0ull : (1ull << v->ts_bits) - 1;
+    uint64_t mask = v->d.ts_bits >= 64 ? ~0ull : (1ull << v->d.ts_bits) - 1;
     uint64_t ticks = (ts[to] - ts[from]) & mask;
-    return (double)ticks * (double)v->props.limits.timestampPeriod * 1e-9;
+    return (double)ticks * (double)v->d.props.limits.timestampPeriod * 1e-9;
 }
 
 static int vulkan_normals(void *ctx, wg_times *t, char *err)
 {
     vulkan_ctx *v = ctx;
-    int final = vulkan_final_set(v);
 
-    /* The normals read the last heights written. */
-    vulkan_barrier(v, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                   VK_ACCESS_SHADER_READ_BIT);
-    vulkan_dispatch(v, v->normals, final, v->wg_x, v->wg_y, 1, 1);
+    /* The normals read the heights the hydraulic stage wrote (set[s]
+     * reads height s). */
+    vulkan_compute_barrier(v->cmd);
+    vulkan_dispatch(v, v->normals, vulkan_final(v), v->wg_x, v->wg_y, 1, 1);
     vulkan_timestamp(v, VULKAN_TS_NORMALS);
     if (v->staged) {
-        /* The copies read the final heights and the normals. */
-        vulkan_barrier(v, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+        /* The copies read the results. */
+        vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_TRANSFER_READ_BIT);
-        const vulkan_buf *from[4] = {
-            &v->field[final ? VULKAN_F_HEIGHT_B : VULKAN_F_HEIGHT_A],
-            &v->field[VULKAN_F_NX], &v->field[VULKAN_F_NY],
-            &v->field[VULKAN_F_NZ]};
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < VULKAN_RESULTS; i++) {
             VkBufferCopy region = {0, 0, v->rb[i].size};
-            vkCmdCopyBuffer(v->cmd, from[i]->buf, v->rb[i].buf, 1, &region);
+            vkCmdCopyBuffer(v->cmd, v->field[vulkan_result_field(v, i)].buf,
+                            v->rb[i].buf, 1, &region);
         }
         vulkan_timestamp(v, VULKAN_TS_COPIES);
         /* The host reads the staging buffers after the fence. */
-        vulkan_barrier(v, VK_PIPELINE_STAGE_TRANSFER_BIT,
+        vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_TRANSFER_WRITE_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     } else {
         /* The host reads the fields themselves after the fence. */
-        vulkan_barrier(v, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+        vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                        VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
     }
@@ -1542,11 +1247,12 @@ static int vulkan_normals(void *ctx, wg_times *t, char *err)
         .pCommandBuffers = &v->cmd,
     };
     double t0 = wg_now();
-    VK_CHECK(vkQueueSubmit(v->queue, 1, &submit, v->fence));
+    VK_CHECK(vkQueueSubmit(v->d.queue, 1, &submit, v->fence));
     v->submitted = 1;
     /* Wait: the fields and the timestamps exist once the queue has run the
      * whole command buffer. */
-    VK_CHECK(vkWaitForFences(v->device, 1, &v->fence, VK_TRUE, UINT64_MAX));
+    VK_CHECK(vkWaitForFences(v->d.device, 1, &v->fence, VK_TRUE,
+                             UINT64_MAX));
     double host_s = wg_now() - t0;
     v->submitted = 0;
 
@@ -1560,13 +1266,16 @@ static int vulkan_normals(void *ctx, wg_times *t, char *err)
     uint64_t ts[VULKAN_TS_COUNT] = {0};
     uint32_t count = v->staged ? VULKAN_TS_COUNT : VULKAN_TS_NORMALS + 1;
     /* WAIT_BIT costs nothing here: the fence says they are written. */
-    VK_CHECK(vkGetQueryPoolResults(v->device, v->queries, 0, count,
+    VK_CHECK(vkGetQueryPoolResults(v->d.device, v->queries, 0, count,
                                    sizeof ts, ts, sizeof ts[0],
                                    VK_QUERY_RESULT_64_BIT |
                                        VK_QUERY_RESULT_WAIT_BIT));
     t->terrain += vulkan_elapsed(v, ts, VULKAN_TS_START, VULKAN_TS_TERRAIN);
     t->erosion += vulkan_elapsed(v, ts, VULKAN_TS_TERRAIN, VULKAN_TS_EROSION);
-    t->normals += vulkan_elapsed(v, ts, VULKAN_TS_EROSION, VULKAN_TS_NORMALS);
+    t->hydraulic +=
+        vulkan_elapsed(v, ts, VULKAN_TS_EROSION, VULKAN_TS_HYDRAULIC);
+    t->normals += vulkan_elapsed(v, ts, VULKAN_TS_HYDRAULIC,
+                                 VULKAN_TS_NORMALS);
     if (v->staged)
         v->readback_gpu_s =
             vulkan_elapsed(v, ts, VULKAN_TS_NORMALS, VULKAN_TS_COPIES);
@@ -1575,45 +1284,26 @@ fail:
     return -1;
 }
 
-/* DEV: stage 3 is not on the device yet. */
-static int vulkan_hydraulic(void *ctx, wg_times *t, char *err)
-{
-    (void)t;
-    vulkan_ctx *v = ctx;
-    if (v->job->world.steps)
-        return wg_fail(err, "vulkan: hydraulic stage not implemented yet");
-    return 0;
-}
-
 static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
     vulkan_ctx *v = ctx;
     uint32_t n = v->job->world.size;
-    int final = vulkan_final_set(v);
     double t0 = wg_now();
 
-    const vulkan_buf *from[4];
-    if (v->staged) {
-        for (int i = 0; i < 4; i++)
-            from[i] = &v->rb[i];
-    } else {
-        from[0] = &v->field[final ? VULKAN_F_HEIGHT_B : VULKAN_F_HEIGHT_A];
-        from[1] = &v->field[VULKAN_F_NX];
-        from[2] = &v->field[VULKAN_F_NY];
-        from[3] = &v->field[VULKAN_F_NZ];
-    }
-    for (int i = 0; i < 4; i++) {
-        if (!from[i]->map)
-            return wg_fail(err, "vulkan: a result buffer is not mapped");
-        if (vulkan_invalidate(v, from[i], err))
-            return -1;
-    }
+    float *to[VULKAN_RESULTS] = {v->out.height, v->out.water,
+                                 v->out.sediment, v->out.nx,
+                                 v->out.ny,      v->out.nz};
     /* One bulk copy per field, each from its own buffer. */
     size_t bytes = wg_cells(n) * sizeof(float);
-    memcpy(v->out.height, from[0]->map, bytes);
-    memcpy(v->out.nx, from[1]->map, bytes);
-    memcpy(v->out.ny, from[2]->map, bytes);
-    memcpy(v->out.nz, from[3]->map, bytes);
+    for (int i = 0; i < VULKAN_RESULTS; i++) {
+        const vulkan_buf *from =
+            v->staged ? &v->rb[i] : &v->field[vulkan_result_field(v, i)];
+        if (!from->map)
+            return wg_fail(err, "vulkan: a result buffer is not mapped");
+        if (vulkan_buf_invalidate(&v->d, from, err))
+            return -1;
+        memcpy(to[i], from->map, bytes);
+    }
     *out = v->out;
     memset(&v->out, 0, sizeof v->out);
     t->readback += wg_now() - t0 + v->readback_gpu_s;
@@ -1623,35 +1313,7 @@ static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 static const char *vulkan_device(void *ctx)
 {
     vulkan_ctx *v = ctx;
-    return v->name;
-}
-
-int wg_vulkan_list_devices(FILE *out, char *err)
-{
-    wg_job job = {0};
-    vulkan_ctx v = {.job = &job};
-    uint32_t count = 0;
-    VkPhysicalDevice *dev = NULL;
-    int rc = -1;
-
-    if (vulkan_create_instance(&v, err) == 0 &&
-        (dev = vulkan_devices(v.instance, &count, err)) != NULL) {
-        for (uint32_t i = 0; i < count; i++) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(dev[i], &p);
-            const char *why = vulkan_unusable(dev[i]);
-            fprintf(out, "%u: %s (%s, Vulkan %u.%u.%u)%s%s\n", i,
-                    p.deviceName, vulkan_type_name(p.deviceType),
-                    VK_API_VERSION_MAJOR(p.apiVersion),
-                    VK_API_VERSION_MINOR(p.apiVersion),
-                    VK_API_VERSION_PATCH(p.apiVersion),
-                    why ? ": unusable, " : "", why ? why : "");
-        }
-        rc = 0;
-    }
-    free(dev);
-    vulkan_destroy_instance(&v);
-    return rc;
+    return v->d.name;
 }
 
 const wg_backend wg_backend_vulkan = {
@@ -1673,20 +1335,8 @@ const wg_backend wg_backend_vulkan = {
 
 #else /* !WG_HAVE_VULKAN */
 
-/* Built without Vulkan: the CLI still links and says why. */
-#include "backend.h"
-#include "vulkan.h"
-
-int wg_vulkan_list_devices(FILE *out, char *err)
-{
-    (void)out;
-    return wg_fail(err, "this worldgen was built without Vulkan (libvulkan-dev "
-                   "and glslc were missing at build time)");
-}
-
-unsigned wg_vulkan_validation_count(void)
-{
-    return 0;
-}
+/* Built without Vulkan: vulkan_device.c has the stand-ins of vulkan.h, and
+ * registry.c lists no wg_backend_vulkan. */
+typedef int vulkan_unbuilt; /* ISO C wants something in a file */
 
 #endif

@@ -1,6 +1,7 @@
 /* test_spec.c: the lattice and the scalar backend against SPEC.md: its
  * reference values, the conformance vectors, and windows (tiles) that must
  * equal the whole world. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,3 +254,190 @@ WG_TEST(terrain_preview_equals_bigger_world_at_shared_vertices)
     spec_check_preview(257, 1025, 0xdeadbeef);
     spec_check_preview(1001, 2001, 7);
 }
+
+/* ------------------------------------------------ stage 3, hydraulic */
+
+/* r grown by g cells on every side, cut at the N-sided world's border. */
+static wg_rect spec_grow(wg_rect r, uint32_t g, uint32_t n)
+{
+    uint32_t x0 = r.x > g ? r.x - g : 0, y0 = r.y > g ? r.y - g : 0;
+    uint32_t x1 = r.x + r.w + g < n ? r.x + r.w + g : n;
+    uint32_t y1 = r.y + r.h + g < n ? r.y + r.h + g : n;
+    wg_rect o = {x0, y0, x1 - x0, y1 - y0};
+    return o;
+}
+
+/* Stage 3 of world 'w' (no thermal passes) over the window 'win' alone,
+ * from the terrain of its halo (2 * steps cells), as a tile of a huge world
+ * would be made: height, water and sediment of the window, win.w * win.h
+ * floats each (caller frees). */
+static void spec_hydraulic_window(const wg_world *w, wg_rect win, float **h,
+                                  float **wat, float **sed)
+{
+    wg_consts c;
+    static float lat[WG_LATTICE_R * WG_LATTICE_R];
+    wg_consts_init(&c, w);
+    wg_lattice_fill(lat, w->seed);
+    const uint32_t n = w->size, steps = w->steps;
+    wg_rect r0 = spec_grow(win, 2 * steps, n);
+    size_t cells = (size_t)r0.w * r0.h, wc = (size_t)win.w * win.h;
+    float *buf[9];
+    for (int i = 0; i < 9; i++)
+        buf[i] = calloc(cells, sizeof(float));
+    float *b[2] = {buf[0], buf[1]}, *wa[2] = {buf[2], buf[3]},
+          *s[2] = {buf[4], buf[5]}, *p = buf[6], *q = buf[7], *b0 = buf[8];
+#define RV(ptr) ((wg_view){(ptr), r0})
+    wg_scalar_terrain(&c, lat, r0, &RV(b[0]));
+    wg_scalar_hydraulic_start(&c, &RV(b[0]), r0, &RV(b[0]), &RV(wa[0]),
+                              &RV(s[0]));
+    memcpy(b0, b[0], cells * sizeof(float));
+    for (uint32_t i = 0; i < steps; i++) {
+        int a = (int)(i & 1), z = a ^ 1;
+        uint32_t left = 2 * (steps - i); /* halo still needed, this step in */
+        wg_rect rr = spec_grow(win, left - 1, n), rs = spec_grow(win, left - 2, n);
+        wg_scalar_hydraulic_route(&c, &RV(b[a]), &RV(wa[a]), rr, &RV(p), &RV(q));
+        const wg_view in[5] = {RV(b[a]), RV(wa[a]), RV(s[a]), RV(p), RV(q)};
+        const wg_view out[3] = {RV(b[z]), RV(wa[z]), RV(s[z])};
+        const wg_view *pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
+        const wg_view *pout[3] = {&out[0], &out[1], &out[2]};
+        wg_scalar_hydraulic_step(&c, pin, rs, pout);
+    }
+    int a = (int)(steps & 1);
+    *h = malloc(wc * sizeof(float));
+    *wat = malloc(wc * sizeof(float));
+    *sed = malloc(wc * sizeof(float));
+    wg_view vh = {*h, win}, vs = {*sed, win};
+    wg_scalar_hydraulic_settle(&c, &RV(b[a]), &RV(s[a]), &RV(b0), win, &vh, &vs);
+    for (uint32_t y = 0; y < win.h; y++)
+        memcpy(*wat + (size_t)y * win.w,
+               wa[a] + (size_t)(win.y + y - r0.y) * r0.w + (win.x - r0.x),
+               win.w * sizeof(float));
+#undef RV
+    for (int i = 0; i < 9; i++)
+        free(buf[i]);
+}
+
+/* SPEC "Windows and tiles": a window of the hydraulic stage computed from
+ * its halo alone equals the same cells of the whole world, to the bit. */
+WG_TEST(scalar_hydraulic_windows_equal_whole_world)
+{
+    wg_world w = {.size = 61, .octaves = 5, .passes = 0, .steps = 9,
+                  .sea = 0.3f, .seed = 4242};
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &w, 0, &f) == 0);
+    if (!f.height)
+        return;
+    const uint32_t n = w.size;
+    const wg_rect wins[] = {
+        {0, 0, 9, 7}, {n - 12, 0, 12, 5}, {0, n - 4, 17, 4}, {n - 1, n - 1, 1, 1},
+        {23, 19, 15, 11}, {30, 30, 1, 1}, {0, 40, n, 3}, {44, 0, 2, n},
+    };
+    for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
+        wg_rect win = wins[k];
+        float *h, *wat, *sed;
+        spec_hydraulic_window(&w, win, &h, &wat, &sed);
+        int bad = 0;
+        for (uint32_t y = 0; y < win.h; y++)
+            for (uint32_t x = 0; x < win.w; x++) {
+                size_t gi = (size_t)(win.y + y) * n + win.x + x;
+                size_t wi = (size_t)y * win.w + x;
+                bad += memcmp(&h[wi], &f.height[gi], 4) != 0;
+                bad += memcmp(&wat[wi], &f.water[gi], 4) != 0;
+                bad += memcmp(&sed[wi], &f.sediment[gi], 4) != 0;
+            }
+        CHECK(bad == 0, "window %u,%u %ux%u: %d values differ", win.x, win.y,
+              win.w, win.h, bad);
+        free(h), free(wat), free(sed);
+    }
+    wg_fields_free(&f);
+}
+
+/* With no steps the stage changes no height, fills the sea and moves no
+ * sediment. */
+WG_TEST(scalar_hydraulic_zero_steps_is_the_sea_alone)
+{
+    wg_world w = {.size = 70, .octaves = 6, .passes = 3, .steps = 0,
+                  .sea = 0.35f, .seed = 77};
+    wg_world none = w;
+    none.sea = 0.0f;
+    wg_fields f, g;
+    CHECK(wg_make_world("scalar", &w, 0, &f) == 0);
+    CHECK(wg_make_world("scalar", &none, 0, &g) == 0);
+    if (!f.height || !g.height)
+        return;
+    size_t sea = 0;
+    for (size_t i = 0; i < wg_cells(w.size); i++) {
+        CHECK(memcmp(&f.height[i], &g.height[i], 4) == 0, "height %zu", i);
+        float want = f.height[i] < w.sea ? w.sea - f.height[i] : 0.0f;
+        if (f.water[i] != want || f.sediment[i] != 0.0f || g.water[i] != 0.0f) {
+            CHECK(0, "cell %zu: water %g (want %g), sediment %g", i,
+                  f.water[i], want, f.sediment[i]);
+            break;
+        }
+        sea += f.water[i] > 0.0f;
+    }
+    CHECK(sea > 0 && sea < wg_cells(w.size), "%zu cells of sea", sea);
+    wg_fields_free(&f);
+    wg_fields_free(&g);
+}
+
+/* The stage moves ground, it does not make or lose it: no sediment leaves
+ * the world (its border is closed), so what is laid down is what was
+ * carried away, up to binary32 rounding and the flush of tiny loads. */
+WG_TEST(scalar_hydraulic_conserves_ground_and_cuts_valleys)
+{
+    wg_world w = {.size = 129, .octaves = 6, .passes = 12, .steps = 120,
+                  .sea = 0.25f, .seed = 1234};
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &w, 0, &f) == 0);
+    if (!f.height)
+        return;
+    double net = 0, moved = 0, wet = 0, deepest = 0;
+    for (size_t i = 0; i < wg_cells(w.size); i++) {
+        net += f.sediment[i];
+        moved += fabs(f.sediment[i]);
+        wet += f.water[i] > 1e-3f && f.height[i] >= w.sea;
+        deepest = f.sediment[i] < deepest ? f.sediment[i] : deepest;
+    }
+    CHECK(moved > 1.0, "the water moved only %g of ground", moved);
+    CHECK(fabs(net) < 1e-3 * moved, "net %g of %g moved", net, moved);
+    CHECK(deepest < -0.005, "no valley deeper than %g was cut", -deepest);
+    CHECK(wet > 0, "no water stands on land");
+    wg_fields_free(&f);
+}
+
+#if defined(__SSE__)
+#include <xmmintrin.h>
+/* SPEC "Subnormals": no operation of stage 3 meets a subnormal, so the
+ * CPU with flush-to-zero and denormals-are-zero (as a GPU may run) gives
+ * the same bits as without. */
+WG_TEST(scalar_hydraulic_same_with_subnormals_flushed)
+{
+    const wg_world worlds[] = {
+        {.size = 80, .octaves = 8, .passes = 4, .steps = 60, .sea = 0.3f,
+         .seed = 1},
+        {.size = 45, .octaves = 16, .passes = 0, .steps = 200, .sea = 0.0f,
+         .seed = 0xfeed},
+        {.size = 33, .octaves = 3, .passes = 1, .steps = 90, .sea = 1.0f,
+         .seed = 9},
+    };
+    for (size_t k = 0; k < sizeof worlds / sizeof worlds[0]; k++) {
+        wg_fields a, b;
+        unsigned csr = _mm_getcsr();
+        CHECK(wg_make_world("scalar", &worlds[k], 0, &a) == 0);
+        _mm_setcsr(csr | 0x8040); /* FTZ | DAZ */
+        int rc = wg_make_world("scalar", &worlds[k], 0, &b);
+        _mm_setcsr(csr);
+        CHECK(rc == 0);
+        if (a.height && b.height) {
+            size_t bytes = wg_cells(worlds[k].size) * sizeof(float);
+            CHECK(memcmp(a.height, b.height, bytes) == 0 &&
+                      memcmp(a.water, b.water, bytes) == 0 &&
+                      memcmp(a.sediment, b.sediment, bytes) == 0,
+                  "world %zu differs with subnormals flushed", k);
+        }
+        wg_fields_free(&a);
+        wg_fields_free(&b);
+    }
+}
+#endif

@@ -57,17 +57,26 @@ typedef struct vk_test_job {
     float lat[WG_LATTICE_R * WG_LATTICE_R];
 } vk_test_job;
 
-static vk_test_job *vk_test_job_new(uint32_t size, uint32_t octaves,
-                                    uint32_t passes, uint64_t seed)
+/* A job for world 'w'. */
+static vk_test_job *vk_test_job_world(const wg_world *w)
 {
     vk_test_job *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-    j->job.world = (wg_world){size, octaves, passes, seed};
+    j->job.world = *w;
     wg_consts_init(&j->job.consts, &j->job.world);
-    wg_lattice_fill(j->lat, seed);
+    wg_lattice_fill(j->lat, w->seed);
     j->job.lattice = j->lat;
     return j;
+}
+
+/* A job without hydraulic steps (sea level 0: no water either). */
+static vk_test_job *vk_test_job_new(uint32_t size, uint32_t octaves,
+                                    uint32_t passes, uint64_t seed)
+{
+    wg_world w = {.size = size, .octaves = octaves, .passes = passes,
+                  .steps = 0, .sea = 0.0f, .seed = seed};
+    return vk_test_job_world(&w);
 }
 
 /* The backend's probe and run with the validation layer on.  The variable
@@ -135,16 +144,28 @@ static double vk_test_maxdiff(const float *a, const float *b, size_t n,
     return m;
 }
 
-/* Compare the Vulkan fields with expected ones: heights to the bit, the
- * normals within 1e-6. */
-static void vk_test_compare(const char *what, const wg_fields *got,
-                            const float *height, const float *nx,
-                            const float *ny, const float *nz)
+/* Compare the Vulkan fields with expected ones: heights (and the water and
+ * the sediment, where given) to the bit, the normals within 1e-6. */
+static void vk_test_compare_all(const char *what, const wg_fields *got,
+                                const float *height, const float *water,
+                                const float *sediment, const float *nx,
+                                const float *ny, const float *nz)
 {
     size_t n = wg_cells(got->n), bits;
     double dh = vk_test_maxdiff(got->height, height, n, &bits);
     CHECK(bits == 0, "%s: %zu heights differ in their bits, max |dh| = %g",
           what, bits, dh);
+    if (water) {
+        double dw = vk_test_maxdiff(got->water, water, n, &bits);
+        CHECK(bits == 0, "%s: %zu waters differ in their bits, max |dw| = %g",
+              what, bits, dw);
+    }
+    if (sediment) {
+        double ds = vk_test_maxdiff(got->sediment, sediment, n, &bits);
+        CHECK(bits == 0,
+              "%s: %zu sediments differ in their bits, max |ds| = %g", what,
+              bits, ds);
+    }
     const float *want[3] = {nx, ny, nz};
     const float *have[3] = {got->nx, got->ny, got->nz};
     for (int c = 0; c < 3; c++) {
@@ -155,12 +176,18 @@ static void vk_test_compare(const char *what, const wg_fields *got,
     }
 }
 
-/* Run the Vulkan backend and the scalar one on the same world and compare;
- * the validation layer must stay silent. */
-static void vk_test_against_scalar(uint32_t size, uint32_t octaves,
-                                   uint32_t passes, uint64_t seed)
+static void vk_test_compare(const char *what, const wg_fields *got,
+                            const float *height, const float *nx,
+                            const float *ny, const float *nz)
 {
-    vk_test_job *j = vk_test_job_new(size, octaves, passes, seed);
+    vk_test_compare_all(what, got, height, NULL, NULL, nx, ny, nz);
+}
+
+/* Run the Vulkan backend and the scalar one on world 'w' and compare every
+ * field; the validation layer must stay silent. */
+static void vk_test_world_against_scalar(const wg_world *w)
+{
+    vk_test_job *j = vk_test_job_world(w);
     CHECK(j != NULL);
     if (!j)
         return;
@@ -168,10 +195,13 @@ static void vk_test_against_scalar(uint32_t size, uint32_t octaves,
     unsigned before = wg_vulkan_validation_count();
     if (vk_test_run(&wg_backend_scalar, &j->job, &ref) == 0) {
         if (vk_test_run(&wg_backend_vulkan, &j->job, &got) == 0) {
-            char what[96];
-            snprintf(what, sizeof what, "size %u, octaves %u, erosion %u",
-                     size, octaves, passes);
-            vk_test_compare(what, &got, ref.height, ref.nx, ref.ny, ref.nz);
+            char what[160];
+            snprintf(what, sizeof what, "size %u, octaves %u, erosion %u, "
+                     "hydraulic %u, sea %g, seed %llu", w->size, w->octaves,
+                     w->passes, w->steps, (double)w->sea,
+                     (unsigned long long)w->seed);
+            vk_test_compare_all(what, &got, ref.height, ref.water,
+                                ref.sediment, ref.nx, ref.ny, ref.nz);
             wg_fields_free(&got);
         }
         wg_fields_free(&ref);
@@ -181,6 +211,36 @@ static void vk_test_against_scalar(uint32_t size, uint32_t octaves,
           wg_vulkan_validation_count() - before);
     free(j);
 }
+
+/* The same without hydraulic steps. */
+static void vk_test_against_scalar(uint32_t size, uint32_t octaves,
+                                   uint32_t passes, uint64_t seed)
+{
+    wg_world w = {.size = size, .octaves = octaves, .passes = passes,
+                  .steps = 0, .sea = 0.0f, .seed = seed};
+    vk_test_world_against_scalar(&w);
+}
+
+/* The hydraulic stage against scalar at one size: every step count of
+ * 'steps' at each sea level, to the bit for height, water and sediment. */
+static void vk_test_hydraulic(uint32_t size, const uint32_t *steps,
+                              size_t n_steps, uint32_t passes, uint64_t seed)
+{
+    static const float sea[] = {0.0f, 0.25f, 0.6f};
+    for (size_t i = 0; i < n_steps; i++)
+        for (size_t s = 0; s < sizeof sea / sizeof sea[0]; s++) {
+            wg_world w = {.size = size, .octaves = 6, .passes = passes,
+                          .steps = steps[i], .sea = sea[s], .seed = seed};
+            vk_test_world_against_scalar(&w);
+        }
+}
+
+/* The step counts of the hydraulic tests: none, both parities of the
+ * ping-pong, and 40 (a chunk of 32 in a secondary command buffer, then 8
+ * inline). */
+static const uint32_t vk_test_steps[] = {0, 1, 2, 7, 40};
+#define VK_TEST_STEPS \
+    vk_test_steps, sizeof vk_test_steps / sizeof vk_test_steps[0]
 
 /* Read vector 'field' of a world from tests/vectors; NULL if missing. */
 static float *vk_test_vector(const char *world, const char *field, size_t n)
@@ -509,4 +569,80 @@ WG_TEST(vulkan_cli_options)
     CHECK(c.status == 1 && strstr(c.err, "no device matches --gpu '99' (available: 0: "),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
+}
+
+/* The hydraulic stage (SPEC.md stage 3) against scalar: height, water and
+ * sediment to the bit, normals within 1e-6, for 0, 1, 2, 7 and 40 steps
+ * (no steps, and both parities of the ping-pong), sea levels 0, 0.25 and
+ * 0.6, at sizes where every cell is on the border (2, 3), odd and not a
+ * multiple of the workgroup (37, 200 is even but not a multiple of 16 by
+ * 8 rows), and a multiple of it (64). */
+WG_TEST(vulkan_hydraulic_2_and_3)
+{
+    if (!vk_test_available())
+        return;
+    vk_test_hydraulic(2, VK_TEST_STEPS, 3, 1234);
+    vk_test_hydraulic(3, VK_TEST_STEPS, 1, 99);
+}
+
+WG_TEST(vulkan_hydraulic_37)
+{
+    if (vk_test_available())
+        vk_test_hydraulic(37, VK_TEST_STEPS, 5, 0xdeadbeefull);
+}
+
+WG_TEST(vulkan_hydraulic_64)
+{
+    if (vk_test_available())
+        vk_test_hydraulic(64, VK_TEST_STEPS, 12, 1234);
+}
+
+WG_TEST(vulkan_hydraulic_200)
+{
+    if (vk_test_available())
+        vk_test_hydraulic(200, VK_TEST_STEPS, 4, 7);
+}
+
+/* Which buffers hold the results depends on the parity of the erosion's
+ * dispatches and of the steps: every combination, with both erosion
+ * kernels (blocked: 0, 1 and 5 passes are 0, 1 and 2 dispatches).  From 32
+ * steps on, whole chunks of 32 run as a secondary command buffer and the
+ * rest inline: 32, 33 and 64 steps end on either state. */
+WG_TEST(vulkan_hydraulic_parity)
+{
+    if (!vk_test_available())
+        return;
+    static const char *kernel[] = {"single", "blocked"};
+    static const uint32_t passes[] = {0, 1, 5};
+    static const uint32_t steps[] = {0, 1, 2, 3, 32, 33, 64};
+    for (int k = 0; k < 2; k++) {
+        setenv("WORLDGEN_VK_EROSION", kernel[k], 1);
+        for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++)
+            for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+                wg_world w = {.size = 21, .octaves = 5, .passes = passes[p],
+                              .steps = steps[i], .sea = 0.25f, .seed = 11};
+                vk_test_world_against_scalar(&w);
+            }
+        unsetenv("WORLDGEN_VK_EROSION");
+    }
+}
+
+/* The staging path (a discrete GPU's) and the storage-buffer reads (a
+ * world larger than maxTexelBufferElements), each forced on this device. */
+WG_TEST(vulkan_hydraulic_staged_and_buffers)
+{
+    if (!vk_test_available())
+        return;
+    static const char *env[] = {"WORLDGEN_VK_STAGING", "WORLDGEN_VK_TEXELS"};
+    static const char *val[] = {"1", "0"};
+    for (int e = 0; e < 2; e++) {
+        setenv(env[e], val[e], 1);
+        static const uint32_t steps[] = {0, 3, 8};
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            wg_world w = {.size = 50, .octaves = 6, .passes = 3,
+                          .steps = steps[i], .sea = 0.25f, .seed = 5};
+            vk_test_world_against_scalar(&w);
+        }
+        unsetenv(env[e]);
+    }
 }

@@ -1,0 +1,54 @@
+/* hydraulic.c: the host buffers that the CPU backends run SPEC.md stage 3
+ * in: which buffer each step reads and writes, and who frees what.  The
+ * arithmetic is in hydraulic.h. */
+#include <stdlib.h>
+
+#include "backend.h"
+#include "hydraulic.h"
+
+int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
+                         uint32_t n)
+{
+    size_t bytes = wg_cells(n) * sizeof(float);
+    *hb = (wg_hyd_buffers){0};
+    hb->b[0] = f->height;
+    hb->b[1] = other;
+    hb->w[0] = f->water;
+    hb->b0 = malloc(bytes);
+    hb->w[1] = malloc(bytes);
+    hb->s[0] = malloc(bytes);
+    hb->s[1] = malloc(bytes);
+    hb->p = malloc(bytes);
+    hb->q = malloc(bytes);
+    return hb->b0 && hb->w[1] && hb->s[0] && hb->s[1] && hb->p && hb->q ? 0
+                                                                         : -1;
+}
+
+wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i)
+{
+    int a = (int)(i & 1u), z = a ^ 1;
+    wg_hyd_state st = {hb->b[a], hb->w[a], hb->s[a],
+                       hb->b[z], hb->w[z], hb->s[z]};
+    return st;
+}
+
+void wg_hyd_buffers_finish(wg_hyd_buffers *hb, wg_fields *f, uint32_t steps)
+{
+    if (steps & 1u) { /* the last step wrote w[1]: it becomes the field */
+        float *tmp = f->water;
+        f->water = hb->w[1];
+        hb->w[1] = tmp;
+        hb->w[0] = f->water;
+    }
+}
+
+void wg_hyd_buffers_free(wg_hyd_buffers *hb)
+{
+    free(hb->b0);
+    free(hb->w[1]);
+    free(hb->s[0]);
+    free(hb->s[1]);
+    free(hb->p);
+    free(hb->q);
+    *hb = (wg_hyd_buffers){0};
+}

@@ -1,0 +1,727 @@
+/* vulkan_device.c: the Vulkan plumbing under the backend (see
+ * vulkan_device.h): instance, device choice, device, buffers, views,
+ * descriptor sets, pipelines.  Nothing here knows the stages; vulkan.c
+ * does. */
+#ifdef WG_HAVE_VULKAN
+
+#include <ctype.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulkan.h"
+#include "vulkan_device.h"
+
+/* The validation layer's messages in this process (any thread). */
+static atomic_uint vulkan_validation_messages;
+
+unsigned wg_vulkan_validation_count(void)
+{
+    return atomic_load(&vulkan_validation_messages);
+}
+
+const char *vulkan_result_name(VkResult r)
+{
+    switch (r) {
+#define VULKAN_CASE(x) case x: return #x;
+    VULKAN_CASE(VK_SUCCESS)
+    VULKAN_CASE(VK_NOT_READY)
+    VULKAN_CASE(VK_TIMEOUT)
+    VULKAN_CASE(VK_INCOMPLETE)
+    VULKAN_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    VULKAN_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    VULKAN_CASE(VK_ERROR_INITIALIZATION_FAILED)
+    VULKAN_CASE(VK_ERROR_DEVICE_LOST)
+    VULKAN_CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    VULKAN_CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    VULKAN_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    VULKAN_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    VULKAN_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    VULKAN_CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    VULKAN_CASE(VK_ERROR_UNKNOWN)
+#undef VULKAN_CASE
+    default:
+        return "VkResult (unnamed)";
+    }
+}
+
+static const char *vulkan_type_name(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    default: return "other";
+    }
+}
+
+/* ---------------------------------------------------------------- instance */
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL
+vulkan_debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                VkDebugUtilsMessageTypeFlagsEXT type,
+                const VkDebugUtilsMessengerCallbackDataEXT *data, void *user)
+{
+    (void)severity;
+    (void)type;
+    (void)user;
+    atomic_fetch_add(&vulkan_validation_messages, 1);
+    fprintf(stderr, "vulkan validation: %s\n", data->pMessage);
+    return VK_FALSE; /* never abort the call that triggered it */
+}
+
+static int vulkan_validation_wanted(void)
+{
+    const char *s = getenv("WORLDGEN_VK_VALIDATION");
+    return s && strcmp(s, "1") == 0;
+}
+
+/* 1 if the instance extension 'name' is offered by 'layer' (or by the
+ * loader and drivers when layer is NULL). */
+static int vulkan_has_instance_ext(const char *layer, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateInstanceExtensionProperties(layer, &n, NULL) != VK_SUCCESS)
+        return 0;
+    VkExtensionProperties *ext = calloc(n ? n : 1, sizeof *ext);
+    int found = 0;
+    if (ext && vkEnumerateInstanceExtensionProperties(layer, &n, ext) ==
+                   VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(ext[i].extensionName, name) == 0;
+    free(ext);
+    return found;
+}
+
+static int vulkan_has_layer(const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
+        return 0;
+    VkLayerProperties *lay = calloc(n ? n : 1, sizeof *lay);
+    int found = 0;
+    if (lay && vkEnumerateInstanceLayerProperties(&n, lay) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(lay[i].layerName, name) == 0;
+    free(lay);
+    return found;
+}
+
+/* The instance, with the validation layer, synchronisation validation and
+ * a messenger when WORLDGEN_VK_VALIDATION=1. */
+int vulkan_dev_instance(vulkan_dev *d, char *err)
+{
+    static const char layer[] = "VK_LAYER_KHRONOS_validation";
+    const char *exts[2];
+    uint32_t n_ext = 0;
+    int validate = vulkan_validation_wanted();
+
+    uint32_t api = VK_API_VERSION_1_0;
+    VK_CHECK(vkEnumerateInstanceVersion(&api));
+    if (api < VK_API_VERSION_1_1)
+        return wg_fail(err, "vulkan: the loader offers Vulkan %u.%u; "
+                       "worldgen needs 1.1", VK_API_VERSION_MAJOR(api),
+                       VK_API_VERSION_MINOR(api));
+
+    VkDebugUtilsMessengerCreateInfoEXT messenger_info = {
+        .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+        .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                           VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+        .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+        .pfnUserCallback = vulkan_debug_cb,
+    };
+    /* Synchronisation validation is what checks the barriers between the
+     * erosion passes; the core checks alone would not see a missing one. */
+    static const VkValidationFeatureEnableEXT features[] = {
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,
+    };
+    VkValidationFeaturesEXT features_info = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = features,
+    };
+    if (validate) {
+        if (!vulkan_has_layer(layer))
+            return wg_fail(err, "vulkan: WORLDGEN_VK_VALIDATION=1 but %s is "
+                           "not installed (Debian: vulkan-validationlayers)",
+                           layer);
+        exts[n_ext++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+        if (vulkan_has_instance_ext(layer,
+                                    VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME)) {
+            exts[n_ext++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+            messenger_info.pNext = &features_info;
+        }
+    }
+
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "worldgen",
+        .applicationVersion = VK_MAKE_API_VERSION(0, 0, 1, 0),
+        .pEngineName = "worldgen",
+        .apiVersion = VK_API_VERSION_1_1,
+    };
+    VkInstanceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        /* Chained, the messenger also reports vkCreateInstance itself. */
+        .pNext = validate ? &messenger_info : NULL,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = validate ? 1 : 0,
+        .ppEnabledLayerNames = validate ? (const char *[]){layer} : NULL,
+        .enabledExtensionCount = n_ext,
+        .ppEnabledExtensionNames = n_ext ? exts : NULL,
+    };
+    VkResult rc = vkCreateInstance(&info, NULL, &d->instance);
+    if (rc == VK_ERROR_INCOMPATIBLE_DRIVER)
+        return wg_fail(err, "no Vulkan driver found (vkCreateInstance: "
+                       "VK_ERROR_INCOMPATIBLE_DRIVER; is a driver such as "
+                       "mesa-vulkan-drivers installed?)");
+    VK_CHECK(rc);
+
+    if (validate) {
+        PFN_vkCreateDebugUtilsMessengerEXT create =
+            (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+                d->instance, "vkCreateDebugUtilsMessengerEXT");
+        if (!create)
+            return wg_fail(err, "vulkan: the validation layer offers no "
+                           "vkCreateDebugUtilsMessengerEXT");
+        messenger_info.pNext = NULL;
+        VK_CHECK(create(d->instance, &messenger_info, NULL, &d->messenger));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+/* The messenger and the instance: the first objects made, the last gone.
+ * No operation is performed on what was not made. */
+static void vulkan_dev_destroy_instance(vulkan_dev *d)
+{
+    if (d->messenger) {
+        PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+            (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+                d->instance, "vkDestroyDebugUtilsMessengerEXT");
+        if (destroy)
+            destroy(d->instance, d->messenger, NULL);
+        d->messenger = VK_NULL_HANDLE;
+    }
+    if (d->instance)
+        vkDestroyInstance(d->instance, NULL);
+    d->instance = VK_NULL_HANDLE;
+}
+
+/* ---------------------------------------------------------- physical device */
+
+/* The physical devices of the instance; caller frees.  NULL with a reason
+ * when there are none. */
+static VkPhysicalDevice *vulkan_devices(VkInstance inst, uint32_t *count,
+                                        char *err)
+{
+    VkPhysicalDevice *dev = NULL;
+    *count = 0;
+    VK_CHECK(vkEnumeratePhysicalDevices(inst, count, NULL));
+    if (*count == 0) {
+        wg_fail(err, "no Vulkan device found (is a driver such as "
+                "mesa-vulkan-drivers installed?)");
+        return NULL;
+    }
+    dev = calloc(*count, sizeof *dev);
+    if (!dev) {
+        wg_fail(err, "vulkan: out of memory");
+        return NULL;
+    }
+    VK_CHECK(vkEnumeratePhysicalDevices(inst, count, dev));
+    return dev;
+fail:
+    free(dev);
+    return NULL;
+}
+
+/* The queue family to use on 'pd': the first with compute and timestamps,
+ * else the first with compute.  Returns -1 when there is no compute queue.
+ * *ts_bits receives the family's timestampValidBits. */
+static int vulkan_queue_family(VkPhysicalDevice pd, uint32_t *ts_bits)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, NULL);
+    VkQueueFamilyProperties *q = calloc(n ? n : 1, sizeof *q);
+    if (!q)
+        return -1;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &n, q);
+    int best = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!(q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) || q[i].queueCount == 0)
+            continue;
+        if (best < 0 || (q[i].timestampValidBits > 0 &&
+                         q[best].timestampValidBits == 0))
+            best = (int)i;
+    }
+    *ts_bits = best >= 0 ? q[best].timestampValidBits : 0;
+    free(q);
+    return best;
+}
+
+/* Why 'pd' cannot run worldgen, or NULL when it can. */
+static const char *vulkan_unusable(VkPhysicalDevice pd)
+{
+    VkPhysicalDeviceProperties p;
+    uint32_t bits;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    if (p.apiVersion < VK_API_VERSION_1_1)
+        return "it supports only Vulkan 1.0 (worldgen needs 1.1)";
+    if (vulkan_queue_family(pd, &bits) < 0)
+        return "it has no compute queue";
+    return NULL;
+}
+
+/* How much 'power' wants a device of type 't': higher is better. */
+static int vulkan_rank(VkPhysicalDeviceType t, wg_power power)
+{
+    static const VkPhysicalDeviceType fast[] = {
+        VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+        VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+        VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
+    static const VkPhysicalDeviceType frugal[] = {
+        VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+        VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU,
+        VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU};
+    const VkPhysicalDeviceType *order = power == WG_POWER_LOW ? frugal : fast;
+    for (int i = 0; i < 4; i++)
+        if (order[i] == t)
+            return 4 - i;
+    return 0; /* VK_PHYSICAL_DEVICE_TYPE_OTHER */
+}
+
+/* 1 if 'hay' contains 'needle', ignoring ASCII case. */
+static int vulkan_contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] &&
+               tolower((unsigned char)hay[i]) ==
+                   tolower((unsigned char)needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return n == 0;
+}
+
+/* Append "0: name (type), 1: ..." to err, for messages that must say what
+ * there is to choose from. */
+static void vulkan_append_list(char *err, const VkPhysicalDevice *dev,
+                               uint32_t count)
+{
+    size_t len = strlen(err);
+    for (uint32_t i = 0; i < count && len < WG_ERR_LEN - 1; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(dev[i], &p);
+        int k = snprintf(err + len, WG_ERR_LEN - len, "%s%u: %s (%s)",
+                         i ? ", " : "", i, p.deviceName,
+                         vulkan_type_name(p.deviceType));
+        if (k < 0)
+            break;
+        len += (size_t)k;
+    }
+    if (len < WG_ERR_LEN - 1)
+        snprintf(err + len, WG_ERR_LEN - len, ")");
+}
+
+/* Choose the physical device: 'gpu' (an index or a name substring) if
+ * given, else the best usable one for 'power'; the first in enumeration
+ * order wins a tie. */
+int vulkan_dev_pick(vulkan_dev *d, const char *gpu, wg_power power, char *err)
+{
+    uint32_t count = 0;
+    VkPhysicalDevice *dev = vulkan_devices(d->instance, &count, err);
+    if (!dev)
+        return -1;
+
+    int chosen = -1;
+    if (gpu && *gpu) {
+        const char *g = gpu;
+        int is_index = g[strspn(g, "0123456789")] == '\0';
+        for (uint32_t i = 0; i < count && chosen < 0; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(dev[i], &p);
+            if (is_index ? strtoul(g, NULL, 10) == i
+                         : vulkan_contains(p.deviceName, g))
+                chosen = (int)i;
+        }
+        if (chosen < 0) {
+            wg_fail(err, "vulkan: no device matches --gpu '%s' (available: ",
+                    g);
+            vulkan_append_list(err, dev, count);
+            goto fail;
+        }
+        const char *why = vulkan_unusable(dev[chosen]);
+        if (why) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(dev[chosen], &p);
+            wg_fail(err, "vulkan: device %d (%s) cannot run worldgen: %s",
+                    chosen, p.deviceName, why);
+            goto fail;
+        }
+    } else {
+        int best_rank = -1;
+        for (uint32_t i = 0; i < count; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(dev[i], &p);
+            int rank = vulkan_rank(p.deviceType, power);
+            if (!vulkan_unusable(dev[i]) && rank > best_rank) {
+                best_rank = rank;
+                chosen = (int)i;
+            }
+        }
+        if (chosen < 0) {
+            wg_fail(err, "vulkan: no device has Vulkan 1.1 and a compute "
+                    "queue (available: ");
+            vulkan_append_list(err, dev, count);
+            goto fail;
+        }
+    }
+
+    d->phys = dev[chosen];
+    free(dev);
+    d->family = (uint32_t)vulkan_queue_family(d->phys, &d->ts_bits);
+
+    VkPhysicalDeviceMaintenance3Properties m3 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &m3,
+    };
+    vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    d->props = p2.properties;
+    d->max_alloc = m3.maxMemoryAllocationSize;
+    vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem_props);
+    snprintf(d->name, sizeof d->name, "%s (Vulkan %u.%u, %s)",
+             d->props.deviceName, VK_API_VERSION_MAJOR(d->props.apiVersion),
+             VK_API_VERSION_MINOR(d->props.apiVersion),
+             vulkan_type_name(d->props.deviceType));
+    return 0;
+fail:
+    free(dev);
+    return -1;
+}
+
+/* --list-devices: one line per device, in enumeration order. */
+int wg_vulkan_list_devices(FILE *out, char *err)
+{
+    vulkan_dev v = {0};
+    uint32_t count = 0;
+    VkPhysicalDevice *dev = NULL;
+    int rc = -1;
+
+    if (vulkan_dev_instance(&v, err) == 0 &&
+        (dev = vulkan_devices(v.instance, &count, err)) != NULL) {
+        for (uint32_t i = 0; i < count; i++) {
+            VkPhysicalDeviceProperties p;
+            vkGetPhysicalDeviceProperties(dev[i], &p);
+            const char *why = vulkan_unusable(dev[i]);
+            fprintf(out, "%u: %s (%s, Vulkan %u.%u.%u)%s%s\n", i,
+                    p.deviceName, vulkan_type_name(p.deviceType),
+                    VK_API_VERSION_MAJOR(p.apiVersion),
+                    VK_API_VERSION_MINOR(p.apiVersion),
+                    VK_API_VERSION_PATCH(p.apiVersion),
+                    why ? ": unusable, " : "", why ? why : "");
+        }
+        rc = 0;
+    }
+    free(dev);
+    vulkan_dev_destroy_instance(&v);
+    return rc;
+}
+
+/* 1 if some memory type has all of 'flags'. */
+int vulkan_dev_has_memory(const vulkan_dev *d, VkMemoryPropertyFlags flags)
+{
+    for (uint32_t i = 0; i < d->mem_props.memoryTypeCount; i++)
+        if ((d->mem_props.memoryTypes[i].propertyFlags & flags) == flags)
+            return 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ device */
+
+int vulkan_dev_create(vulkan_dev *d, char *err)
+{
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = d->family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue,
+    };
+    VK_CHECK(vkCreateDevice(d->phys, &info, NULL, &d->device));
+    vkGetDeviceQueue(d->device, d->family, 0, &d->queue);
+    return 0;
+fail:
+    return -1;
+}
+
+/* ----------------------------------------------------------------- buffers */
+
+/* Make the host's writes to a mapped buffer visible to the device. */
+int vulkan_buf_flush(vulkan_dev *d, const vulkan_buf *b, char *err)
+{
+    if (b->coherent)
+        return 0;
+    VkMappedMemoryRange range = {
+        .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+        .memory = b->mem,
+        .size = VK_WHOLE_SIZE,
+    };
+    VK_CHECK(vkFlushMappedMemoryRanges(d->device, 1, &range));
+    return 0;
+fail:
+    return -1;
+}
+
+/* Make the device's writes to a mapped buffer visible to the host. */
+int vulkan_buf_invalidate(vulkan_dev *d, const vulkan_buf *b, char *err)
+{
+    if (b->coherent)
+        return 0;
+    VkMappedMemoryRange range = {
+        .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+        .memory = b->mem,
+        .size = VK_WHOLE_SIZE,
+    };
+    VK_CHECK(vkInvalidateMappedMemoryRanges(d->device, 1, &range));
+    return 0;
+fail:
+    return -1;
+}
+
+/* A memory type allowed by 'bits' with all of 'want'; -1 if none. */
+static int vulkan_memory_type(const vulkan_dev *d, uint32_t bits,
+                              VkMemoryPropertyFlags want)
+{
+    for (uint32_t i = 0; i < d->mem_props.memoryTypeCount; i++)
+        if ((bits & (1u << i)) &&
+            (d->mem_props.memoryTypes[i].propertyFlags & want) == want)
+            return (int)i;
+    return -1;
+}
+
+/* A buffer of 'size' bytes in memory with 'want' (else 'fallback'), mapped
+ * if host-visible. */
+int vulkan_buf_create(vulkan_dev *d, vulkan_buf *b, VkDeviceSize size,
+                      VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+                      VkMemoryPropertyFlags fallback, char *err)
+{
+    b->size = size;
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VK_CHECK(vkCreateBuffer(d->device, &info, NULL, &b->buf));
+
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(d->device, b->buf, &req);
+    int type = vulkan_memory_type(d, req.memoryTypeBits, want);
+    if (type < 0)
+        type = vulkan_memory_type(d, req.memoryTypeBits, fallback);
+    if (type < 0)
+        return wg_fail(err, "vulkan: %s has no suitable memory type for a "
+                       "buffer", d->props.deviceName);
+    VkMemoryAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    VkResult rc = vkAllocateMemory(d->device, &alloc, NULL, &b->mem);
+    if (rc == VK_ERROR_OUT_OF_DEVICE_MEMORY || rc == VK_ERROR_OUT_OF_HOST_MEMORY)
+        return wg_fail(err, "vulkan: %s is out of memory for a %ux%u world "
+                       "(%s allocating %llu MiB): use a smaller --size",
+                       d->props.deviceName, d->n, d->n,
+                       vulkan_result_name(rc),
+                       (unsigned long long)(req.size >> 20));
+    VK_CHECK(rc);
+    VK_CHECK(vkBindBufferMemory(d->device, b->buf, b->mem, 0));
+
+    VkMemoryPropertyFlags flags =
+        d->mem_props.memoryTypes[type].propertyFlags;
+    if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+        VK_CHECK(vkMapMemory(d->device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map));
+        b->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+        /* First touch here, so that the stages do not pay the page faults
+         * (lavapipe's memory is fresh host memory: 0.25 s per 64 MiB on the
+         * CI machine); the OpenMP backend does the same in its open(). */
+        memset(b->map, 0, size);
+        if (vulkan_buf_flush(d, b, err))
+            return -1;
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+void vulkan_buf_destroy(vulkan_dev *d, vulkan_buf *b)
+{
+    if (b->map)
+        vkUnmapMemory(d->device, b->mem);
+    if (b->buf)
+        vkDestroyBuffer(d->device, b->buf, NULL);
+    if (b->mem)
+        vkFreeMemory(d->device, b->mem, NULL);
+    memset(b, 0, sizeof *b);
+}
+
+/* ------------------------------------------------- views, sets, pipelines */
+
+int vulkan_view_create(vulkan_dev *d, const vulkan_buf *b, VkFormat format,
+                       VkDeviceSize range, VkBufferView *view, char *err)
+{
+    VkBufferViewCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO,
+        .buffer = b->buf,
+        .format = format,
+        .offset = 0,
+        .range = range,
+    };
+    VK_CHECK(vkCreateBufferView(d->device, &info, NULL, view));
+    return 0;
+fail:
+    return -1;
+}
+
+int vulkan_set_layout_create(vulkan_dev *d, const VkDescriptorType *types,
+                             uint32_t count, VkDescriptorSetLayout *layout,
+                             char *err)
+{
+    VkDescriptorSetLayoutBinding *bind = calloc(count ? count : 1,
+                                                sizeof *bind);
+    if (!bind)
+        return wg_fail(err, "vulkan: out of memory");
+    for (uint32_t b = 0; b < count; b++)
+        bind[b] = (VkDescriptorSetLayoutBinding){
+            .binding = b,
+            .descriptorType = types[b],
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    VkDescriptorSetLayoutCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = count,
+        .pBindings = bind,
+    };
+    VK_CHECK(vkCreateDescriptorSetLayout(d->device, &info, NULL, layout));
+    free(bind);
+    return 0;
+fail:
+    free(bind);
+    return -1;
+}
+
+void vulkan_set_write(vulkan_dev *d, VkDescriptorSet set,
+                      const vulkan_bind *bind, uint32_t count)
+{
+    for (uint32_t b = 0; b < count; b++) {
+        VkDescriptorBufferInfo info = {
+            .buffer = bind[b].buf ? bind[b].buf->buf : VK_NULL_HANDLE,
+            .offset = 0,
+            .range = VK_WHOLE_SIZE,
+        };
+        int texel =
+            bind[b].type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ||
+            bind[b].type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+        VkWriteDescriptorSet write = {
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = b,
+            .descriptorCount = 1,
+            .descriptorType = bind[b].type,
+            .pBufferInfo = texel ? NULL : &info,
+            .pTexelBufferView = texel ? &bind[b].view : NULL,
+        };
+        vkUpdateDescriptorSets(d->device, 1, &write, 0, NULL);
+    }
+}
+
+int vulkan_pipeline_create(vulkan_dev *d, VkPipelineLayout layout,
+                           const uint32_t *code, size_t size,
+                           const VkSpecializationInfo *spec, VkPipeline *pipe,
+                           char *err)
+{
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkShaderModuleCreateInfo mod = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = size,
+        .pCode = code,
+    };
+    VK_CHECK(vkCreateShaderModule(d->device, &mod, NULL, &module));
+    VkComputePipelineCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+            .pSpecializationInfo = spec,
+        },
+        .layout = layout,
+    };
+    VK_CHECK(vkCreateComputePipelines(d->device, VK_NULL_HANDLE, 1, &info,
+                                      NULL, pipe));
+    vkDestroyShaderModule(d->device, module, NULL);
+    return 0;
+fail:
+    if (module)
+        vkDestroyShaderModule(d->device, module, NULL);
+    return -1;
+}
+
+void vulkan_barrier(VkCommandBuffer cmd, VkPipelineStageFlags from,
+                    VkAccessFlags src, VkPipelineStageFlags to,
+                    VkAccessFlags dst)
+{
+    VkMemoryBarrier b = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = src,
+        .dstAccessMask = dst,
+    };
+    vkCmdPipelineBarrier(cmd, from, to, 0, 1, &b, 0, NULL, 0, NULL);
+}
+
+void vulkan_dev_destroy(vulkan_dev *d)
+{
+    if (d->device)
+        vkDestroyDevice(d->device, NULL);
+    d->device = VK_NULL_HANDLE;
+    d->queue = VK_NULL_HANDLE;
+    vulkan_dev_destroy_instance(d);
+}
+
+#else /* !WG_HAVE_VULKAN */
+
+/* Built without Vulkan: the CLI still links and says why. */
+#include "backend.h"
+#include "vulkan.h"
+
+int wg_vulkan_list_devices(FILE *out, char *err)
+{
+    (void)out;
+    return wg_fail(err, "this worldgen was built without Vulkan (libvulkan-dev "
+                   "and glslc were missing at build time)");
+}
+
+unsigned wg_vulkan_validation_count(void)
+{
+    return 0;
+}
+
+#endif

@@ -1,0 +1,445 @@
+// hydraulic.comp: SPEC.md's hydraulic stage (between thermal erosion and the
+// normals), the arithmetic of backends/hydraulic.h in GLSL, one pass of it
+// per pipeline, chosen by the specialisation constant PASS:
+//
+// - START: from the eroded heights h, the state before the first step,
+//   (b, w, s) = (ftz(h), the sea's water, 0), into ST_OUT, and b0 = ftz(h)
+//   into SED, kept for the end.
+// - START_ONLY, for a world of no steps: the same, straight into the
+//   results: ftz(h) into HEIGHT_OUT, the water into WATER_OUT, +0 into SED.
+// - ROUTE (pass 1 of a step): (P, Q) from b and w of the 3x3 neighbourhood
+//   of ST, into RT_OUT.
+// - STEP (pass 2 of a step): the new state from ST and RT of the 3x3
+//   neighbourhood, into ST_OUT.
+// - SETTLE, after the last step: the heights ftz(b + s) into HEIGHT_OUT,
+//   the water into WATER_OUT, the net sediment (height minus b0) over b0 in
+//   SED.
+//
+// The state is one rgba32f texel per cell, (ground b, water w, sediment s,
+// 0), ping-ponged by the host (vulkan.c) between two buffers; the routing
+// one rgba32f texel, (P, Q, 0, 0).  Packed, a pass fetches a neighbour's
+// state in one texel instead of three: on lavapipe every fetch costs as much
+// as a few dozen operations (see vulkan.c), and a cell of pass 2 fetches two
+// texels a row of its window instead of five.
+//
+// Bit-exactness with the CPU backends (SPEC.md): every float expression is
+// 'precise' (SPIR-V NoContraction: no FMA), in the order hydraulic.h writes
+// it; the operations are + - * and comparisons, max and min as the same
+// selects as the C (not GLSL's max and min), abs, and bit casts with
+// integer subtraction for rcp's seed.  The constants are the host's binary32
+// values (push constants), never literals here.  Each cell visits its
+// neighbours in the SPEC's order, dy = -1, 0, 1 outer and dx = -1, 0, 1
+// inner; a neighbour outside the world is skipped: its terms are computed
+// from a clamped load and then not selected, so every sum is the C's, term
+// for term.  The loop over rows has a specialisation-constant bound, which
+// glslc cannot unroll (its unroller drops 'precise' from the copies: see
+// erosion.comp); the eight neighbours are written out by the preprocessor.
+//
+// Layout: one invocation makes ROWS cells down a column, sliding a 3x3
+// window, so that each texel is fetched three times per cell instead of
+// nine.
+#version 450
+
+layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(constant_id = 2) const uint ROWS = 8u;    // cells down a column
+layout(constant_id = 3) const uint PASS = 0u;    // which pass, below
+layout(constant_id = 4) const bool TEXELS = true; // texels, else buffers
+
+// vulkan.c's VULKAN_HYD_* in the same order.
+const uint START = 0u;
+const uint START_ONLY = 1u;
+const uint ROUTE = 2u;
+const uint STEP = 3u;
+const uint SETTLE = 4u;
+
+// The host's binary32 constants of the stage (wg_hyd_consts in spec.h) and
+// the world's side: vulkan.c's vulkan_hyd_push.
+layout(push_constant, std430) uniform consts {
+    float sea;
+    float slope_d;
+    float kf;
+    float rain;
+    float keep;
+    float kc;
+    float ke;
+    float kd;
+    float creep_o;
+    float creep_d;
+    float eps;
+    uint n;
+} k;
+
+// Texels where the world fits maxTexelBufferElements (TEXELS: lavapipe
+// gathers and scatters texels with plain loads and stores, but loops over
+// the lanes for a storage-buffer access), else storage buffers.
+layout(set = 0, binding = 0) uniform samplerBuffer heightT; // eroded heights
+layout(set = 0, binding = 1) uniform samplerBuffer stT;     // state read
+layout(set = 0, binding = 2) uniform samplerBuffer rtT;     // routing read
+layout(set = 0, binding = 3, rgba32f) uniform writeonly imageBuffer stI;
+layout(set = 0, binding = 4, rgba32f) uniform writeonly imageBuffer rtI;
+layout(std430, set = 0, binding = 5) readonly buffer h_buf { float h_in[]; };
+layout(std430, set = 0, binding = 6) readonly buffer st_buf { vec4 st_in[]; };
+layout(std430, set = 0, binding = 7) readonly buffer rt_buf { vec4 rt_in[]; };
+layout(std430, set = 0, binding = 8) writeonly buffer sto_buf { vec4 st_out[]; };
+layout(std430, set = 0, binding = 9) writeonly buffer rto_buf { vec4 rt_out[]; };
+// The results (storage buffers in either case).
+layout(std430, set = 0, binding = 10) writeonly buffer ho_buf { float height_out[]; };
+layout(std430, set = 0, binding = 11) writeonly buffer wo_buf { float water_out[]; };
+// b0 from START to SETTLE, which overwrites it with the net sediment.
+layout(std430, set = 0, binding = 12) buffer sed_buf { float sed[]; };
+
+float ldh(uint i) { return TEXELS ? texelFetch(heightT, int(i)).x : h_in[i]; }
+vec4 ldst(uint i) { return TEXELS ? texelFetch(stT, int(i)) : st_in[i]; }
+vec4 ldrt(uint i) { return TEXELS ? texelFetch(rtT, int(i)) : rt_in[i]; }
+
+void store_st(uint i, float b, float w, float s)
+{
+    if (TEXELS)
+        imageStore(stI, int(i), vec4(b, w, s, 0.0));
+    else
+        st_out[i] = vec4(b, w, s, 0.0);
+}
+
+void store_rt(uint i, float p, float q)
+{
+    if (TEXELS)
+        imageStore(rtI, int(i), vec4(p, q, 0.0, 0.0));
+    else
+        rt_out[i] = vec4(p, q, 0.0, 0.0);
+}
+
+// SPEC ftz(x): |x| < EPS gives +0, anything else x.
+float ftz(float x)
+{
+    return abs(x) < k.eps ? 0.0 : x;
+}
+
+// SPEC max and min, the selects of hydraulic.h (GLSL's max and min leave
+// the choice between equal values and signed zeros to the device).
+float max_(float a, float b)
+{
+    return a < b ? b : a;
+}
+
+float min_(float a, float b)
+{
+    return b < a ? b : a;
+}
+
+// SPEC rcp(m), m a normal positive number: the integer seed, then three
+// Newton steps.
+float rcp(float m)
+{
+    precise float r = uintBitsToFloat(0x7EF311C3u - floatBitsToUint(m));
+    precise float e = 2.0 - m * r;
+    r = r * e;
+    e = 2.0 - m * r;
+    r = r * e;
+    e = 2.0 - m * r;
+    r = r * e;
+    return r;
+}
+
+// wg_hyd_weight: the routing weight of a neighbour whose surface lies d
+// below the cell's, with slope weight gk and the cell's P: ftz of t^4,
+// t = ftz(d gk p), each product flushed.
+float weight(float d, float gk, float p)
+{
+    precise float dg = d * gk;
+    precise float dp = dg * p;
+    precise float t = ftz(dp);
+    precise float tt = t * t;
+    precise float t2 = ftz(tt);
+    precise float t4 = t2 * t2;
+    return ftz(t4);
+}
+
+// ---------------------------------------------------------------- pass 1
+
+// wg_hyd_inv: P = rcp(dmax), or 0 when no neighbour's surface is lower.
+float inv(float dmax)
+{
+    float r = rcp(dmax > 0.0 ? dmax : 1.0);
+    return dmax > 0.0 ? r : 0.0;
+}
+
+// wg_hyd_route: Q = F rcp(sum), F = min(1, KF dmax rcp(max(w, EPS))).
+float route(float dmax, float sum, float w)
+{
+    precise float dk = dmax * k.kf;
+    precise float fw = dk * rcp(max_(w, k.eps));
+    float f = min_(1.0, fw);
+    float r = rcp(sum > 0.0 ? sum : 1.0);
+    precise float q = f * r;
+    return sum > 0.0 ? q : 0.0;
+}
+
+// The window: rows above (a), at (b) and below (c) the cell, columns left
+// (0), centre (1) and right (2).  A load clamps its row and column only to
+// stay inside the world: a clamped value is never selected.
+
+// Pass 1 of one cell: its surface drop to neighbour k (surface hk), where
+// it exists ('ok'), flushed, into d, and the steepest weighted drop ...
+#define DROP(d, hk, gk, ok)                                                \
+    {                                                                      \
+        precise float dh_ = h - (hk);                                      \
+        d = ftz(dh_);                                                      \
+        precise float dg_ = d * (gk);                                      \
+        dmax = (ok) ? max_(dmax, dg_) : dmax;                              \
+    }
+// ... and the sum of the weights of the lower neighbours.
+#define SUM(d, gk, ok)                                                     \
+    {                                                                      \
+        precise float t_ = sum + weight(d, gk, p);                         \
+        sum = (ok) && d > 0.0 ? t_ : sum;                                  \
+    }
+
+void route_pass(uint x, uint y0, uint y1)
+{
+    uint n = k.n, last = n - 1u;
+    bool hl = x > 0u, hr = x < last;
+    uint xl = hl ? x - 1u : x, xr = hr ? x + 1u : x;
+    float gd = k.slope_d;
+
+    // Each cell of the window as its surface b + w.
+#define SURF(dst, i)                                                       \
+    {                                                                      \
+        vec4 v_ = ldst(i);                                                 \
+        precise float s_ = v_.x + v_.y;                                    \
+        dst = s_;                                                          \
+    }
+    uint ra = (y0 > 0u ? y0 - 1u : 0u) * n, rb = y0 * n;
+    float a0, a1, a2, b0, b1, b2, wc, wn;
+    SURF(a0, ra + xl) SURF(a1, ra + x) SURF(a2, ra + xr)
+    SURF(b0, rb + xl) SURF(b2, rb + xr)
+    {
+        vec4 v = ldst(rb + x);
+        precise float s = v.x + v.y;
+        b1 = s;
+        wc = v.y;
+    }
+
+    for (uint y = y0; y < y1; y++) {
+        bool hu = y > 0u, hd = y < last;
+        uint rc = (hd ? y + 1u : y) * n;
+        float c0, c1, c2;
+        SURF(c0, rc + xl) SURF(c2, rc + xr)
+        {
+            vec4 v = ldst(rc + x);
+            precise float s = v.x + v.y;
+            c1 = s;
+            wn = v.y;
+        }
+
+        float h = b1, dmax = 0.0, sum = 0.0;
+        float d0, d1, d2, d3, d4, d5, d6, d7;
+        DROP(d0, a0, gd, hu && hl) // dy = -1
+        DROP(d1, a1, 1.0, hu)
+        DROP(d2, a2, gd, hu && hr)
+        DROP(d3, b0, 1.0, hl) // dy = 0
+        DROP(d4, b2, 1.0, hr)
+        DROP(d5, c0, gd, hd && hl) // dy = 1
+        DROP(d6, c1, 1.0, hd)
+        DROP(d7, c2, gd, hd && hr)
+        float p = inv(dmax);
+        SUM(d0, gd, hu && hl)
+        SUM(d1, 1.0, hu)
+        SUM(d2, gd, hu && hr)
+        SUM(d3, 1.0, hl)
+        SUM(d4, 1.0, hr)
+        SUM(d5, gd, hd && hl)
+        SUM(d6, 1.0, hd)
+        SUM(d7, gd, hd && hr)
+        store_rt(y * n + x, p, route(dmax, sum, wc));
+
+        a0 = b0; a1 = b1; a2 = b2;
+        b0 = c0; b1 = c1; b2 = c2;
+        wc = wn;
+    }
+#undef SURF
+}
+#undef DROP
+#undef SUM
+
+// ---------------------------------------------------------------- pass 2
+
+// WG_HYD_GATHER of hydraulic.h for one neighbour (ground bk, water wk,
+// sediment sk, routing pk and qk, surface hk = bk + wk) of the cell (ground
+// b, surface h, routing p and q), where it exists ('ok'); gk is 1 for a
+// side and GD for a corner, ck the creep KS or KS / 4.
+#define GATHER(bk, wk, sk, pk, qk, hk, gk, ck, ok)                         \
+    {                                                                      \
+        precise float dh_ = h - (hk);                                      \
+        precise float d_ = ftz(dh_);                                       \
+        precise float oq_ = weight(d_, gk, p) * q;                         \
+        precise float o_ = out_ + ftz(oq_);                                \
+        precise float nd_ = -d_;                                           \
+        precise float fq_ = weight(nd_, gk, pk) * (qk);                    \
+        precise float f_ = ftz(fq_);                                       \
+        precise float wf_ = (wk) * f_;                                     \
+        precise float wi_ = win + wf_;                                     \
+        precise float sf_ = (sk) * f_;                                     \
+        precise float si_ = sin_ + sf_;                                    \
+        precise float db_ = b - (bk);                                      \
+        precise float e_ = ftz(db_);                                       \
+        precise float g_ = e_ * (gk);                                      \
+        precise float ec_ = e_ * (ck);                                     \
+        precise float cr_ = creep + ec_;                                   \
+        creep = (ok) ? cr_ : creep;                                        \
+        out_ = (ok) && d_ > 0.0 ? o_ : out_;                               \
+        win = (ok) && d_ < 0.0 ? wi_ : win;                                \
+        sin_ = (ok) && d_ < 0.0 ? si_ : sin_;                              \
+        drop = (ok) ? max_(drop, g_) : drop;                               \
+    }
+
+// wg_hyd_finish: the cell's new state, into cell i.
+void finish(uint i, float b, float w, float s, float out_, float win,
+            float sin_, float drop, float creep)
+{
+    precise float wm = w * out_;
+    precise float wo = ftz(wm);
+    precise float w1s = (w - wo) + win;
+    precise float w1 = ftz(max_(w1s, 0.0));
+    precise float so = s * out_;
+    precise float s1s = (s - so) + sin_;
+    precise float s1 = ftz(max_(s1s, 0.0));
+    precise float ww = wo * wo;
+    precise float cw = ftz(ww) * drop;
+    precise float cm = cw * k.kc;
+    precise float cap = ftz(cm);
+    // Erode the deficit (at most half the steepest drop), or deposit the
+    // excess; then the creep.
+    precise float ed = cap - s1;
+    precise float em = ed * k.ke;
+    precise float hd = drop * 0.5;
+    precise float e = min_(ftz(em), hd);
+    precise float dd = s1 - cap;
+    precise float dm = dd * k.kd;
+    precise float dep = ftz(dm);
+    precise float be = b - e;
+    precise float bd = b + dep;
+    precise float se = s1 + e;
+    precise float sd = s1 - dep;
+    bool erode = s1 < cap;
+    precise float bc = ftz(erode ? be : bd) - creep;
+    precise float b1 = ftz(bc);
+    precise float s2 = ftz(erode ? se : sd);
+    precise float wr = w1 + k.rain;
+    precise float wk = wr * k.keep;
+    precise float w2 = ftz(wk);
+    precise float sl = k.sea - b1;
+    precise float sea = ftz(sl);
+    store_st(i, b1, b1 < k.sea ? sea : w2, s2);
+}
+
+void step_pass(uint x, uint y0, uint y1)
+{
+    uint n = k.n, last = n - 1u;
+    bool hl = x > 0u, hr = x < last;
+    uint xl = hl ? x - 1u : x, xr = hr ? x + 1u : x;
+    float gd = k.slope_d, co = k.creep_o, cd = k.creep_d;
+
+    // One cell of the window: ground, water, sediment, P, Q and surface.
+#define CELL(c, i)                                                         \
+    {                                                                      \
+        vec4 v_ = ldst(i);                                                 \
+        vec4 r_ = ldrt(i);                                                 \
+        c##b = v_.x;                                                       \
+        c##w = v_.y;                                                       \
+        c##s = v_.z;                                                       \
+        c##p = r_.x;                                                       \
+        c##q = r_.y;                                                       \
+        precise float s_ = c##b + c##w;                                    \
+        c##h = s_;                                                         \
+    }
+#define DECL(c) float c##b, c##w, c##s, c##p, c##q, c##h;
+    DECL(a0) DECL(a1) DECL(a2) DECL(b0) DECL(b1) DECL(b2)
+    DECL(c0) DECL(c1) DECL(c2)
+#undef DECL
+    uint ra = (y0 > 0u ? y0 - 1u : 0u) * n, rb = y0 * n;
+    CELL(a0, ra + xl) CELL(a1, ra + x) CELL(a2, ra + xr)
+    CELL(b0, rb + xl) CELL(b1, rb + x) CELL(b2, rb + xr)
+
+    for (uint y = y0; y < y1; y++) {
+        bool hu = y > 0u, hd = y < last;
+        uint rc = (hd ? y + 1u : y) * n;
+        CELL(c0, rc + xl) CELL(c1, rc + x) CELL(c2, rc + xr)
+
+        float b = b1b, h = b1h, p = b1p, q = b1q;
+        float out_ = 0.0, win = 0.0, sin_ = 0.0, drop = 0.0, creep = 0.0;
+#define NB(c, gk, ck, ok)                                                  \
+        GATHER(c##b, c##w, c##s, c##p, c##q, c##h, gk, ck, ok)
+        NB(a0, gd, cd, hu && hl) // dy = -1
+        NB(a1, 1.0, co, hu)
+        NB(a2, gd, cd, hu && hr)
+        NB(b0, 1.0, co, hl) // dy = 0
+        NB(b2, 1.0, co, hr)
+        NB(c0, gd, cd, hd && hl) // dy = 1
+        NB(c1, 1.0, co, hd)
+        NB(c2, gd, cd, hd && hr)
+#undef NB
+        finish(y * n + x, b, b1w, b1s, out_, win, sin_, drop, creep);
+
+#define SHIFT(c, d)                                                        \
+    c##b = d##b; c##w = d##w; c##s = d##s; c##p = d##p; c##q = d##q;       \
+    c##h = d##h;
+        SHIFT(a0, b0) SHIFT(a1, b1) SHIFT(a2, b2)
+        SHIFT(b0, c0) SHIFT(b1, c1) SHIFT(b2, c2)
+#undef SHIFT
+    }
+#undef CELL
+}
+#undef GATHER
+
+// ------------------------------------------------------ before and after
+
+// wg_hyd_start of cell i.
+void start(uint i)
+{
+    float b = ftz(ldh(i));
+    precise float sl = k.sea - b;
+    precise float sea = ftz(sl);
+    float w = b < k.sea ? sea : 0.0;
+    if (PASS == START) {
+        store_st(i, b, w, 0.0);
+        sed[i] = b;
+    } else {
+        height_out[i] = b;
+        water_out[i] = w;
+        sed[i] = 0.0;
+    }
+}
+
+// wg_hyd_settle of cell i: the heights, the water, and the net sediment
+// over b0.
+void settle(uint i)
+{
+    vec4 v = ldst(i);
+    precise float bs = v.x + v.z;
+    precise float h = ftz(bs);
+    precise float net = h - sed[i];
+    height_out[i] = h;
+    water_out[i] = v.y;
+    sed[i] = net;
+}
+
+void main()
+{
+    uint n = k.n;
+    uint x = gl_GlobalInvocationID.x, y0 = gl_GlobalInvocationID.y * ROWS;
+    if (x >= n || y0 >= n)
+        return; // the grid need not divide by the workgroup size
+    uint y1 = min(y0 + ROWS, n);
+    if (PASS == ROUTE) {
+        route_pass(x, y0, y1);
+    } else if (PASS == STEP) {
+        step_pass(x, y0, y1);
+    } else {
+        for (uint y = y0; y < y1; y++) {
+            if (PASS == SETTLE)
+                settle(y * n + x);
+            else
+                start(y * n + x);
+        }
+    }
+}
