@@ -24,15 +24,20 @@ wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,
     wg_agreement a = {0};
     size_t n = wg_cells(ref->n), bytes = n * sizeof(float);
     if (f->n != ref->n) {
-        a.max_dh = a.max_dn = INFINITY;
+        a.max_dh = a.max_dw = a.max_dn = INFINITY;
         return a;
     }
     a.max_dh = agree_max(ref->height, f->height, n);
+    a.max_dw = agree_max(ref->water, f->water, n);
+    double ds = agree_max(ref->sediment, f->sediment, n);
+    a.max_dw = ds > a.max_dw ? ds : a.max_dw;
     a.max_dn = agree_max(ref->nx, f->nx, n);
     double dy = agree_max(ref->ny, f->ny, n), dz = agree_max(ref->nz, f->nz, n);
     a.max_dn = dy > a.max_dn ? dy : a.max_dn;
     a.max_dn = dz > a.max_dn ? dz : a.max_dn;
-    a.heights_identical = memcmp(ref->height, f->height, bytes) == 0;
+    a.heights_identical = memcmp(ref->height, f->height, bytes) == 0 &&
+                          memcmp(ref->water, f->water, bytes) == 0 &&
+                          memcmp(ref->sediment, f->sediment, bytes) == 0;
     a.identical = a.heights_identical && memcmp(ref->nx, f->nx, bytes) == 0 &&
                   memcmp(ref->ny, f->ny, bytes) == 0 &&
                   memcmp(ref->nz, f->nz, bytes) == 0;

@@ -7,14 +7,15 @@
 
 typedef struct wg_agreement {
     double max_dh;       /* largest |height difference| */
+    double max_dw;       /* largest |difference| of water or sediment */
     double max_dn;       /* largest |difference| of any normal component */
-    int heights_identical; /* heights equal to the bit */
-    int identical;         /* all four fields equal to the bit */
+    int heights_identical; /* heights, water and sediment equal to the bit */
+    int identical;         /* all six fields equal to the bit */
     int ok;                /* within SPEC.md's Agreement tolerances */
 } wg_agreement;
 
 /* Compare 'f' (made by 'b') with the reference fields 'ref' (scalar's): the
- * heights must be identical to the bit, the normals within
+ * heights, water and sediment must be identical to the bit, the normals within
  * b->normal_tolerance.  NaN anywhere counts as an infinite difference.
  * This function can't fail. */
 wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,

@@ -168,7 +168,9 @@ static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float s,
 /* Pass 1 over cells x0 <= x < x1 of an interior row, every cell with all
  * eight neighbours: rows are indexed by world x; 'u' and 'd' are the rows
  * above and below.  Writes P and Q. */
-static inline void wg_hyd_route_row(const wg_hyd_consts *k,
+/* always_inline: each backend inlines it into its own row function, built
+ * for its own vector width (openmp.c's target clones). */
+__attribute__((always_inline)) static inline void wg_hyd_route_row(const wg_hyd_consts *k,
                                     const float *restrict bu,
                                     const float *restrict b,
                                     const float *restrict bd,
@@ -216,7 +218,7 @@ typedef struct wg_hyd_rows {
 
 /* Pass 2 over cells x0 <= x < x1 of an interior row (all eight neighbours
  * exist), into bo, wo, so (indexed by world x). */
-static inline void wg_hyd_step_row(const wg_hyd_consts *k,
+__attribute__((always_inline)) static inline void wg_hyd_step_row(const wg_hyd_consts *k,
                                    const wg_hyd_rows *in, size_t x0,
                                    size_t x1, float *restrict bo,
                                    float *restrict wo, float *restrict so)

@@ -381,10 +381,108 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
     return 0;
 }
 
-/* Stage 3: every step's two passes over bands of rows, one band a thread,
- * with the implicit barrier of 'omp for' between the passes (pass 2 reads
- * the P and Q that neighbouring bands wrote in pass 1) and between steps.
- * The rows are scalar.c's row functions, whose inner loops vectorise. */
+/* Stage 3's interior cells of a row (all eight neighbours), built for
+ * AVX-512, AVX2 and the baseline like the other row kernels: the same
+ * operations in every lane, so the same bits. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_hyd_route_cells(const wg_hyd_consts *k,
+                                   const wg_hyd_rows *in, size_t x0,
+                                   size_t x1, float *p, float *q)
+{
+    wg_hyd_route_row(k, in->b[0], in->b[1], in->b[2], in->w[0], in->w[1],
+                     in->w[2], x0, x1, p, q);
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_hyd_step_cells(const wg_hyd_consts *k,
+                                  const wg_hyd_rows *in, size_t x0, size_t x1,
+                                  float *bo, float *wo, float *so)
+{
+    wg_hyd_step_row(k, in, x0, x1, bo, wo, so);
+}
+
+/* Pass 1 or 2 of row y: the vector kernel inside, scalar.c's cell code at
+ * the world's border (rows 0 and N-1, columns 0 and N-1). */
+static void openmp_hyd_row(const wg_consts *c, const wg_hyd_rows *in,
+                           uint32_t y, int pass, float *o0, float *o1,
+                           float *o2)
+{
+    const uint32_t n = c->n;
+    if (y == 0 || y == n - 1 || n < 3) {
+        if (pass == 1)
+            wg_scalar_hydraulic_route_row(c, in, y, 0, n, o0, o1);
+        else
+            wg_scalar_hydraulic_step_row(c, in, y, 0, n, o0, o1, o2);
+        return;
+    }
+    if (pass == 1) {
+        wg_scalar_hydraulic_route_row(c, in, y, 0, 1, o0, o1);
+        openmp_hyd_route_cells(&c->hyd, in, 1, n - 1, o0, o1);
+        wg_scalar_hydraulic_route_row(c, in, y, n - 1, n, o0, o1);
+    } else {
+        wg_scalar_hydraulic_step_row(c, in, y, 0, 1, o0, o1, o2);
+        openmp_hyd_step_cells(&c->hyd, in, 1, n - 1, o0, o1, o2);
+        wg_scalar_hydraulic_step_row(c, in, y, n - 1, n, o0, o1, o2);
+    }
+}
+
+/* Row y of an N-wide field, or NULL outside the world. */
+static inline float *openmp_row(float *f, uint32_t y, uint32_t n)
+{
+    return y < n ? f + (size_t)y * n : NULL;
+}
+
+/* One step over the rows [y0, y1) of a thread's band.  Pass 1 of a row runs
+ * just before pass 2 first needs it, into a ring of three rows of P and Q
+ * (pq: 6 rows of n floats) that stays in the cache: the routing never goes
+ * to memory, and a band computes its two edge rows' routing itself rather
+ * than waiting for its neighbours' (measured below). */
+static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
+                            uint32_t y0, uint32_t y1, float *pq)
+{
+    const uint32_t n = c->n;
+    float *p[3], *q[3]; /* by (row + 1) % 3 */
+    for (int i = 0; i < 3; i++) {
+        p[i] = pq + (size_t)(2 * i) * n;
+        q[i] = pq + (size_t)(2 * i + 1) * n;
+    }
+#define RING(y) (((y) + 1) % 3)
+    for (uint32_t y = y0 > 0 ? y0 - 1 : 0; y < y1 + 1 && y < n; y++) {
+        /* Pass 1 of row y (needs the state rows y-1..y+1). */
+        wg_hyd_rows in;
+        memset(&in, 0, sizeof in);
+        for (int k = 0; k < 3; k++) {
+            in.b[k] = openmp_row(st->b, y - 1 + (uint32_t)k, n);
+            in.w[k] = openmp_row(st->w, y - 1 + (uint32_t)k, n);
+        }
+        openmp_hyd_row(c, &in, y, 1, p[RING(y)], q[RING(y)], NULL);
+        /* Pass 2 of row y - 1, whose three rows of routing are ready now
+         * (or of row y itself at the world's last row). */
+        uint32_t ys[2] = {y - 1, y};
+        for (int j = 0; j < 2; j++) {
+            uint32_t r = ys[j];
+            int ready = j == 0 ? (y >= 1 && r >= y0 && r < y1)
+                               : (y == n - 1 && r >= y0 && r < y1);
+            if (!ready)
+                continue;
+            for (int k = 0; k < 3; k++) {
+                uint32_t yy = r - 1 + (uint32_t)k;
+                in.b[k] = openmp_row(st->b, yy, n);
+                in.w[k] = openmp_row(st->w, yy, n);
+                in.s[k] = openmp_row(st->s, yy, n);
+                in.p[k] = yy < n ? p[RING(yy)] : NULL;
+                in.q[k] = yy < n ? q[RING(yy)] : NULL;
+            }
+            openmp_hyd_row(c, &in, r, 2, openmp_row(st->bo, r, n),
+                           openmp_row(st->wo, r, n), openmp_row(st->so, r, n));
+        }
+    }
+#undef RING
+}
+
+/* Stage 3: each step runs over bands of rows, one band a thread, both
+ * passes fused (openmp_hyd_band), with one barrier a step: the next step
+ * reads rows that the neighbouring bands wrote in this one. */
 static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 {
     openmp_ctx *s = ctx;
@@ -393,7 +491,7 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
     const wg_rect all = wg_rect_world(n);
     double t0 = wg_now();
     wg_hyd_buffers hb;
-    int rc = -1;
+    int rc = -1, failed = 0;
     if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, n) != 0) {
         wg_fail(err, "openmp: out of memory for the hydraulic stage of a "
                 "%ux%u world", n, n);
@@ -402,6 +500,11 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 #define V(p) ((wg_view){(p), all})
 #pragma omp parallel num_threads(s->threads)
     {
+        float *pq = malloc(6 * (size_t)n * sizeof(float));
+        if (!pq) {
+#pragma omp atomic write
+            failed = 1;
+        }
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
             wg_rect row = {0, y, n, 1};
@@ -411,26 +514,18 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
                    n * sizeof(float));
         }
-        for (uint32_t i = 0; i < steps; i++) {
+        /* failed is settled: the loop's barrier came after every write. */
+        uint32_t nt = (uint32_t)omp_get_num_threads();
+        uint32_t id = (uint32_t)omp_get_thread_num();
+        uint32_t y0 = (uint32_t)((uint64_t)n * id / nt);
+        uint32_t y1 = (uint32_t)((uint64_t)n * (id + 1) / nt);
+        for (uint32_t i = 0; i < steps && !failed; i++) {
             wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
-            const wg_view in[5] = {V(st.b), V(st.w), V(st.s), V(hb.p),
-                                   V(hb.q)};
-            const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
-            const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3],
-                                           &in[4]};
-            const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
-#pragma omp for schedule(static)
-            for (uint32_t y = 0; y < n; y++) {
-                wg_rect row = {0, y, n, 1};
-                wg_scalar_hydraulic_route(c, &in[0], &in[1], row, &in[3],
-                                          &in[4]);
-            }
-#pragma omp for schedule(static)
-            for (uint32_t y = 0; y < n; y++) {
-                wg_rect row = {0, y, n, 1};
-                wg_scalar_hydraulic_step(c, pin, row, pout);
-            }
+            if (y0 < y1)
+                openmp_hyd_band(c, &st, y0, y1, pq);
+#pragma omp barrier
         }
+        free(pq);
         wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < n; y++) {
@@ -444,6 +539,10 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
         }
     }
 #undef V
+    if (failed) {
+        wg_fail(err, "openmp: out of memory for the hydraulic stage's rows");
+        goto out;
+    }
     wg_hyd_buffers_finish(&hb, &s->f, steps);
     rc = 0;
 out:

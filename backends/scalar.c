@@ -143,8 +143,9 @@ void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                          scalar_at(w, x, y), scalar_at(s, x, y));
 }
 
-/* The neighbours of (x, y) that exist, in SPEC order: their offsets and
- * slope weights (1 for a side, GD for a corner).  Returns how many. */
+/* The neighbours of (x, y) that exist, in SPEC order: their offsets, slope
+ * weights (1 for a side, GD for a corner) and creep rates.  Returns how
+ * many. */
 static int scalar_hyd_neighbours(const wg_consts *c, uint32_t x, uint32_t y,
                                  int dxs[8], int dys[8], float gs[8],
                                  float cs[8])
@@ -164,21 +165,20 @@ static int scalar_hyd_neighbours(const wg_consts *c, uint32_t x, uint32_t y,
     return m;
 }
 
-/* Pass 1 of one cell anywhere: P and Q. */
-static void scalar_hyd_route_cell(const wg_consts *c, const wg_view *b,
-                                  const wg_view *w, uint32_t x, uint32_t y,
-                                  float *p, float *q)
+/* Pass 1 of cell x of the middle row of 'in' (b and w), anywhere. */
+static void scalar_hyd_route_cell(const wg_consts *c, const wg_hyd_rows *in,
+                                  uint32_t x, uint32_t y, float *p, float *q)
 {
     const wg_hyd_consts *k = &c->hyd;
     int dxs[8], dys[8];
     float g[8], cs[8], d[8];
     int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
-    float wc = *scalar_at(w, x, y), h = *scalar_at(b, x, y) + wc;
+    float wc = in->w[1][x], h = in->b[1][x] + wc;
     float dmax = 0.0f, sum = 0.0f;
     for (int i = 0; i < m; i++) {
-        uint32_t xx = x + (uint32_t)dxs[i], yy = y + (uint32_t)dys[i];
-        d[i] = wg_hyd_ftz(h - (*scalar_at(b, xx, yy) + *scalar_at(w, xx, yy)),
-                          k->eps);
+        size_t xx = x + (size_t)(ptrdiff_t)dxs[i];
+        int r = 1 + dys[i];
+        d[i] = wg_hyd_ftz(h - (in->b[r][xx] + in->w[r][xx]), k->eps);
         dmax = wg_hyd_max(dmax, d[i] * g[i]);
     }
     float pc = wg_hyd_inv(dmax);
@@ -189,35 +189,76 @@ static void scalar_hyd_route_cell(const wg_consts *c, const wg_view *b,
     *q = wg_hyd_route(k, dmax, sum, wc);
 }
 
-/* Pass 2 of one cell anywhere: in = {b, w, s, p, q}, out = {b, w, s}. */
-static void scalar_hyd_step_cell(const wg_consts *c, const wg_view *const in[5],
-                                 uint32_t x, uint32_t y,
-                                 const wg_view *const out[3])
+/* Pass 2 of cell x of the middle row of 'in', anywhere. */
+static void scalar_hyd_step_cell(const wg_consts *c, const wg_hyd_rows *in,
+                                 uint32_t x, uint32_t y, float *bo, float *wo,
+                                 float *so)
 {
     const wg_hyd_consts *k = &c->hyd;
     int dxs[8], dys[8];
     float g[8], cs[8];
     int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
-    float bc = *scalar_at(in[0], x, y), wc = *scalar_at(in[1], x, y);
-    float pc = *scalar_at(in[3], x, y), qc = *scalar_at(in[4], x, y);
+    float bc = in->b[1][x], wc = in->w[1][x];
+    float pc = in->p[1][x], qc = in->q[1][x];
     float h = bc + wc;
     float out_ = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
     for (int i = 0; i < m; i++) {
-        uint32_t xx = x + (uint32_t)dxs[i], yy = y + (uint32_t)dys[i];
+        size_t xx = x + (size_t)(ptrdiff_t)dxs[i];
+        int r = 1 + dys[i];
         WG_HYD_GATHER(out_, win, sin, drop, creep, bc, h, pc, qc,
-                      *scalar_at(in[0], xx, yy), *scalar_at(in[1], xx, yy),
-                      *scalar_at(in[2], xx, yy), *scalar_at(in[3], xx, yy),
-                      *scalar_at(in[4], xx, yy), g[i], cs[i], k->eps);
+                      in->b[r][xx], in->w[r][xx], in->s[r][xx], in->p[r][xx],
+                      in->q[r][xx], g[i], cs[i], k->eps);
     }
-    wg_hyd_finish(k, bc, wc, *scalar_at(in[2], x, y), out_, win, sin, drop,
-                  creep,
-                  scalar_at(out[0], x, y), scalar_at(out[1], x, y),
-                  scalar_at(out[2], x, y));
+    wg_hyd_finish(k, bc, wc, in->s[1][x], out_, win, sin, drop, creep, &bo[x],
+                  &wo[x], &so[x]);
 }
 
-/* Row y of a view, indexed by world x. */
-static inline const float *scalar_row(const wg_view *v, uint32_t y)
+void wg_scalar_hydraulic_route_row(const wg_consts *c, const wg_hyd_rows *in,
+                                   uint32_t y, uint32_t x0, uint32_t x1,
+                                   float *p, float *q)
 {
+    const uint32_t last = c->n - 1;
+    if (y == 0 || y == last) {
+        for (uint32_t x = x0; x < x1; x++)
+            scalar_hyd_route_cell(c, in, x, y, &p[x], &q[x]);
+        return;
+    }
+    /* An interior row: the same eight terms in SPEC order, no bounds
+     * checks, except at the world's first and last columns. */
+    uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+    if (x0 == 0)
+        scalar_hyd_route_cell(c, in, 0, y, &p[0], &q[0]);
+    if (i0 < i1)
+        wg_hyd_route_row(&c->hyd, in->b[0], in->b[1], in->b[2], in->w[0],
+                         in->w[1], in->w[2], i0, i1, p, q);
+    if (x1 == c->n && last > 0)
+        scalar_hyd_route_cell(c, in, last, y, &p[last], &q[last]);
+}
+
+void wg_scalar_hydraulic_step_row(const wg_consts *c, const wg_hyd_rows *in,
+                                  uint32_t y, uint32_t x0, uint32_t x1,
+                                  float *bo, float *wo, float *so)
+{
+    const uint32_t last = c->n - 1;
+    if (y == 0 || y == last) {
+        for (uint32_t x = x0; x < x1; x++)
+            scalar_hyd_step_cell(c, in, x, y, bo, wo, so);
+        return;
+    }
+    uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
+    if (x0 == 0)
+        scalar_hyd_step_cell(c, in, 0, y, bo, wo, so);
+    if (i0 < i1)
+        wg_hyd_step_row(&c->hyd, in, i0, i1, bo, wo, so);
+    if (x1 == c->n && last > 0)
+        scalar_hyd_step_cell(c, in, last, y, bo, wo, so);
+}
+
+/* Row y of a view, indexed by world x; rows outside the world are NULL. */
+static const float *scalar_row(const wg_view *v, uint32_t y, uint32_t n)
+{
+    if (y >= n) /* y - 1 of row 0 wraps to UINT32_MAX */
+        return NULL;
     return v->p + (size_t)(y - v->r.y) * v->r.w - v->r.x;
 }
 
@@ -225,63 +266,38 @@ void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *w, wg_rect win,
                                const wg_view *p, const wg_view *q)
 {
-    const uint32_t last = c->n - 1;
+    const uint32_t n = c->n;
     for (uint32_t y = win.y; y < win.y + win.h; y++) {
-        uint32_t x0 = win.x, x1 = win.x + win.w; /* [x0, x1) */
-        if (y == 0 || y == last) {
-            for (uint32_t x = x0; x < x1; x++)
-                scalar_hyd_route_cell(c, b, w, x, y, scalar_at(p, x, y),
-                                      scalar_at(q, x, y));
-            continue;
+        wg_hyd_rows rows;
+        memset(&rows, 0, sizeof rows); /* s, p, q: pass 1 reads none */
+        for (int k = 0; k < 3; k++) {
+            rows.b[k] = scalar_row(b, y - 1 + (uint32_t)k, n);
+            rows.w[k] = scalar_row(w, y - 1 + (uint32_t)k, n);
         }
-        /* An interior row: the same eight terms in SPEC order, no bounds
-         * checks, except at the world's first and last columns. */
-        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
-        if (x0 == 0)
-            scalar_hyd_route_cell(c, b, w, 0, y, scalar_at(p, 0, y),
-                                  scalar_at(q, 0, y));
-        if (i0 < i1)
-            wg_hyd_route_row(&c->hyd, scalar_row(b, y - 1), scalar_row(b, y),
-                             scalar_row(b, y + 1), scalar_row(w, y - 1),
-                             scalar_row(w, y), scalar_row(w, y + 1), i0, i1,
-                             (float *)scalar_row(p, y),
-                             (float *)scalar_row(q, y));
-        if (x1 == c->n && last > 0)
-            scalar_hyd_route_cell(c, b, w, last, y, scalar_at(p, last, y),
-                                  scalar_at(q, last, y));
+        wg_scalar_hydraulic_route_row(c, &rows, y, win.x, win.x + win.w,
+                                      (float *)scalar_row(p, y, n),
+                                      (float *)scalar_row(q, y, n));
     }
 }
 
 void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
                               wg_rect win, const wg_view *const out[3])
 {
-    const uint32_t last = c->n - 1;
+    const uint32_t n = c->n;
     for (uint32_t y = win.y; y < win.y + win.h; y++) {
-        uint32_t x0 = win.x, x1 = win.x + win.w;
-        if (y == 0 || y == last) {
-            for (uint32_t x = x0; x < x1; x++)
-                scalar_hyd_step_cell(c, in, x, y, out);
-            continue;
-        }
-        uint32_t i0 = x0 > 1 ? x0 : 1, i1 = x1 < last ? x1 : last;
-        if (x0 == 0)
-            scalar_hyd_step_cell(c, in, 0, y, out);
         wg_hyd_rows rows;
         for (int k = 0; k < 3; k++) {
             uint32_t yy = y - 1 + (uint32_t)k;
-            rows.b[k] = scalar_row(in[0], yy);
-            rows.w[k] = scalar_row(in[1], yy);
-            rows.s[k] = scalar_row(in[2], yy);
-            rows.p[k] = scalar_row(in[3], yy);
-            rows.q[k] = scalar_row(in[4], yy);
+            rows.b[k] = scalar_row(in[0], yy, n);
+            rows.w[k] = scalar_row(in[1], yy, n);
+            rows.s[k] = scalar_row(in[2], yy, n);
+            rows.p[k] = scalar_row(in[3], yy, n);
+            rows.q[k] = scalar_row(in[4], yy, n);
         }
-        if (i0 < i1)
-            wg_hyd_step_row(&c->hyd, &rows, i0, i1,
-                            (float *)scalar_row(out[0], y),
-                            (float *)scalar_row(out[1], y),
-                            (float *)scalar_row(out[2], y));
-        if (x1 == c->n && last > 0)
-            scalar_hyd_step_cell(c, in, last, y, out);
+        wg_scalar_hydraulic_step_row(c, &rows, y, win.x, win.x + win.w,
+                                     (float *)scalar_row(out[0], y, n),
+                                     (float *)scalar_row(out[1], y, n),
+                                     (float *)scalar_row(out[2], y, n));
     }
 }
 

@@ -39,6 +39,18 @@ void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *p, const wg_view *q);
 void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
                               wg_rect win, const wg_view *const out[3]);
+/* The same two passes over cells x0 <= x < x1 of row y alone, from row
+ * pointers indexed by world x (rows above and below the world are NULL):
+ * what the OpenMP backend calls with its own row buffers. */
+struct wg_hyd_rows;
+void wg_scalar_hydraulic_route_row(const wg_consts *c,
+                                   const struct wg_hyd_rows *in, uint32_t y,
+                                   uint32_t x0, uint32_t x1, float *p,
+                                   float *q);
+void wg_scalar_hydraulic_step_row(const wg_consts *c,
+                                  const struct wg_hyd_rows *in, uint32_t y,
+                                  uint32_t x0, uint32_t x1, float *bo,
+                                  float *wo, float *so);
 void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
                                 const wg_view *s, const wg_view *b0,
                                 wg_rect win, const wg_view *h,

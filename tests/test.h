@@ -61,6 +61,10 @@ int wg_make_world(const char *backend, const struct wg_world *w, int threads,
 void *wg_read_png(const char *path, int depth, int channels, uint32_t *w,
                   uint32_t *h, char *text, size_t text_len);
 
+/* Check that 'backend' (with 'threads', 0 for its default) reproduces the
+ * stage 3 conformance vectors in tests/vectors to the bit (test_spec.c). */
+void wg_spec_check_hydraulic_vectors(const char *backend, int threads);
+
 /* Largest |a[i] - b[i]| over n floats, and whether they are identical to
  * the bit. */
 double wg_max_diff(const float *a, const float *b, size_t n, int *identical);

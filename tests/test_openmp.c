@@ -17,9 +17,10 @@ static void omp_check_identical(const wg_world *w, int threads)
     CHECK(wg_make_world("openmp", w, threads, &b) == 0);
     if (a.height && b.height) {
         wg_agreement g = wg_agree(&a, &b, &wg_backend_openmp);
-        CHECK(g.identical && g.ok, "size %u octaves %u passes %u, %d threads: "
-              "max dh %g, max dn %g", w->size, w->octaves, w->passes, threads,
-              g.max_dh, g.max_dn);
+        CHECK(g.identical && g.ok, "size %u octaves %u passes %u steps %u "
+              "sea %g, %d threads: max dh %g, max dw %g, max dn %g", w->size,
+              w->octaves, w->passes, w->steps, (double)w->sea, threads,
+              g.max_dh, g.max_dw, g.max_dn);
     }
     wg_fields_free(&a);
     wg_fields_free(&b);
@@ -52,6 +53,27 @@ WG_TEST(openmp_identical_at_extremes)
     }
 }
 
+/* Stage 3: its two passes split across threads by rows; a band's edge rows
+ * read the routing of the next band's, so sizes and thread counts that cut
+ * the world unevenly are the cases to try. */
+WG_TEST(openmp_hydraulic_identical_to_scalar)
+{
+    static const uint32_t sizes[] = {2, 3, 4, 17, 38, 65, 130};
+    static const uint32_t steps[] = {1, 2, 9, 40};
+    static const int threads[] = {1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+            wg_world w = {.size = sizes[i], .octaves = 6, .passes = 3,
+                          .steps = steps[k], .sea = 0.1f * (float)k,
+                          .seed = 99 + i};
+            omp_check_identical(&w, threads[(i + k) % 4]);
+        }
+    wg_world big = {.size = 300, .octaves = 6, .passes = 12, .steps = 150,
+                    .sea = 0.25f, .seed = 1234};
+    omp_check_identical(&big, 2);
+    omp_check_identical(&big, 5);
+}
+
 WG_TEST(openmp_matches_vectors)
 {
     /* The vectors, independently of the scalar backend. */
@@ -66,6 +88,12 @@ WG_TEST(openmp_matches_vectors)
     CHECK(v && f.nz && len == 37 * 37 * 4 && memcmp(v, f.nz, len) == 0);
     free(v);
     wg_fields_free(&f);
+}
+
+WG_TEST(openmp_matches_hydraulic_vectors)
+{
+    wg_spec_check_hydraulic_vectors("openmp", 1);
+    wg_spec_check_hydraulic_vectors("openmp", 3);
 }
 
 WG_TEST(agree_detects_a_one_bit_difference)
@@ -84,6 +112,14 @@ WG_TEST(agree_detects_a_one_bit_difference)
     g = wg_agree(&a, &b, &wg_backend_openmp);
     CHECK(!g.ok && !g.heights_identical && g.max_dh > 0, "one ulp of height");
     b.height[100] = a.height[100];
+    b.water[200] = nextafterf(b.water[200], 2.0f);
+    g = wg_agree(&a, &b, &wg_backend_openmp);
+    CHECK(!g.ok && g.max_dw > 0 && g.max_dh == 0, "one ulp of water");
+    b.water[200] = a.water[200];
+    b.sediment[5] = 1e-30f;
+    g = wg_agree(&a, &b, &wg_backend_openmp);
+    CHECK(!g.ok && g.max_dw > 0, "sediment");
+    b.sediment[5] = a.sediment[5];
 
     /* A normal off by 5e-7: fails on a CPU backend (must be identical),
      * passes with the GPU tolerance of 1e-6, fails beyond it. */
@@ -126,6 +162,12 @@ WG_TEST(cli_check_fails_with_status_3_when_a_backend_disagrees)
     /* --check with one backend runs scalar as the reference too */
     c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh openmp --check -q");
     CHECK(c.status == 3, "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    /* the water is held to the bit too */
+    c = wg_cli_sh("WORLDGEN_FAULT=openmp:water ./worldgen --size 64 --mesh all "
+                  "--check -q");
+    CHECK(c.status == 3 && strstr(c.err, "max dh = 0.00e+00, max dw = "),
+          "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
     /* without --check a disagreement is reported but not fatal */
     c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh all");

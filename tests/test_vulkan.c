@@ -585,6 +585,18 @@ WG_TEST(vulkan_hydraulic_2_and_3)
     vk_test_hydraulic(3, VK_TEST_STEPS, 1, 99);
 }
 
+/* The stage 3 vectors, made from SPEC.md's text alone, under validation. */
+WG_TEST(vulkan_matches_hydraulic_vectors)
+{
+    if (!vk_test_available())
+        return;
+    setenv("WORLDGEN_VK_VALIDATION", "1", 1);
+    unsigned before = wg_vulkan_validation_count();
+    wg_spec_check_hydraulic_vectors("vulkan", 0);
+    CHECK(wg_vulkan_validation_count() == before, "validation messages");
+    unsetenv("WORLDGEN_VK_VALIDATION");
+}
+
 WG_TEST(vulkan_hydraulic_37)
 {
     if (vk_test_available())
