@@ -2,14 +2,19 @@
 # bench.sh: the crossover table of the reference chapter, measured here.
 #
 # For each grid size and each backend, runs ./worldgen several times and
-# prints the median of the field stages' time (terrain + erosion + normals +
-# readback, the table's 'total' column; setup such as GPU pipeline creation is
-# reported by worldgen but not counted), first as an aligned table, then as
-# CSV.  A benchmark prints figures; it passes or fails nothing.
+# prints the median of the field stages' time (terrain + erosion + hydraulic
+# + normals + readback, the table's 'total' column; setup such as GPU
+# pipeline creation is reported by worldgen but not counted), first as an
+# aligned table, then as CSV.  With -t it adds the per-stage medians and the
+# hydraulic stage's nanoseconds per cell and step.  A benchmark prints
+# figures; it passes or fails nothing.
 #
 #   scripts/bench.sh                       the default sizes, every backend
 #   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
 #   scripts/bench.sh -b scalar -o 6 -e 12  one backend, chosen octaves/erosion
+#   scripts/bench.sh -H 400                400 hydraulic steps (default 100)
+#   scripts/bench.sh -d                    worldgen's own defaults instead:
+#                                          passes and steps scale with size
 #   scripts/bench.sh -t                    also the per-stage medians
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,17 +23,21 @@ sizes="32 64 96 128 192 512 1024 2048"
 runs=5
 octaves=6
 erosion=12
+steps=100
+defaults=0
 backends=""
 stages=0
-while getopts "s:r:b:o:e:t" opt; do
+while getopts "s:r:b:o:e:H:dt" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
     r) runs=$OPTARG ;;
     b) backends=$OPTARG ;;
     o) octaves=$OPTARG ;;
     e) erosion=$OPTARG ;;
+    H) steps=$OPTARG ;;
+    d) defaults=1 ;;
     t) stages=1 ;;
-    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-t]" >&2
+    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t]" >&2
        exit 2 ;;
     esac
 done
@@ -52,18 +61,27 @@ fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One run's row for backend $1 at size $2: "setup terrain erosion normals
-# readback total", full precision from worldgen's JSON.
+# The counts of the runs: fixed, or worldgen's defaults for each size.
+counts=(--erosion "$erosion" --hydraulic "$steps")
+[ "$defaults" = 1 ] && counts=()
+
+# One run's row for backend $1 at size $2: "setup terrain erosion hydraulic
+# normals readback total steps", full precision from worldgen's JSON.
 row() {
-    ./worldgen --size "$2" --octaves "$octaves" --erosion "$erosion" --mesh "$1" \
+    ./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
         --json - -q $render_off |
-        jq -r --arg b "$1" '.backends[] | select(.name == $b) |
-            "\(.setup) \(.terrain) \(.erosion) \(.normals) \(.readback) \(.total)"'
+        jq -r --arg b "$1" '.world.steps as $st | .backends[] | select(.name == $b) |
+            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st)"'
 }
 
 declare -A med
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $erosion erosion passes, median of $runs runs"
+if [ "$defaults" = 1 ]; then
+    what="the default erosion passes and hydraulic steps of each size"
+else
+    what="$erosion erosion passes, $steps hydraulic steps"
+fi
+echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $what, median of $runs runs"
 echo "machine  $cpu, $(nproc) cores, OMP_WAIT_POLICY=$OMP_WAIT_POLICY"
 for b in $backends; do
     if ! ./worldgen --size 2 --mesh "$b" -q --no-image 2>/tmp/bench.$$; then
@@ -83,29 +101,34 @@ for s in $sizes; do
     printf "| %6s |" "$s"
     for b in $backends; do
         rows=$(for ((r = 0; r < runs; r++)); do row "$b" "$s"; done)
-        for k in 1 2 3 4 5 6; do
+        for k in 1 2 3 4 5 6 7 8; do
             med[$b,$s,$k]=$(echo "$rows" | awk -v k=$k '{ print $k }' | median)
         done
-        printf " %9.5fs |" "${med[$b,$s,6]}"
+        printf " %9.5fs |" "${med[$b,$s,7]}"
     done
     echo
 done
 if [ "$stages" = 1 ]; then
     echo
-    echo "per stage (medians, seconds): setup terrain erosion normals readback total"
+    echo "per stage (medians, seconds): setup terrain erosion hydraulic normals readback total;"
+    echo "and the hydraulic stage in nanoseconds per cell and step"
     for s in $sizes; do
         for b in $backends; do
-            printf "  %6s %-8s %s %s %s %s %s %s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
-                "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}"
+            ns=$(awk -v t="${med[$b,$s,4]}" -v n="$s" -v st="${med[$b,$s,8]}" \
+                 'BEGIN { if (st > 0) printf "%.2f", t * 1e9 / (n * n * st); else print "-" }')
+            printf "  %6s %-8s %s %s %s %s %s %s %s   %s ns/cell-step\n" "$s" "$b" "${med[$b,$s,1]}" \
+                "${med[$b,$s,2]}" "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" \
+                "${med[$b,$s,6]}" "${med[$b,$s,7]}" "$ns"
         done
     done
 fi
 echo
 echo "csv:"
-printf "size,backend,setup,terrain,erosion,normals,readback,total\n"
+printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps\n"
 for s in $sizes; do
     for b in $backends; do
-        printf "%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
-            "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}"
+        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+            "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}" \
+            "${med[$b,$s,7]}" "${med[$b,$s,8]}"
     done
 done
