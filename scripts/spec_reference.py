@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Independent implementation of worldgen SPEC.md v2 stages 1-3 (pure Python, binary32)."""
+import struct, math, sys, argparse
+
+_S = struct.Struct('<f')
+_I = struct.Struct('<I')
+def f32(x):
+    return _S.unpack(_S.pack(x))[0]
+def bits(x):
+    return _I.unpack(_S.pack(x))[0]
+def frombits(u):
+    return _S.unpack(_I.pack(u & 0xFFFFFFFF))[0]
+def hexf(s):
+    return f32(float.fromhex(s.rstrip('f')))
+
+M64 = (1 << 64) - 1
+def lattice(seed):
+    state = seed & M64
+    L = []
+    for _ in range(256 * 256):
+        state = (state + 0x9E3779B97F4A7C15) & M64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        z = z ^ (z >> 31)
+        L.append(f32(float(z >> 40) * 2.0 ** -24))
+    return L
+
+COS = [hexf(s) for s in ['0x1p+0f', '0x1.9aac4cp-1f', '0x1.2598acp-2f', '-0x1.5e5c7ap-2f',
+       '-0x1.abd24ap-1f', '-0x1.ff207ep-1f', '-0x1.881fcp-1f', '-0x1.d7a912p-3f',
+       '0x1.95ee64p-2f', '0x1.bb82c4p-1f', '0x1.fc82bcp-1f', '0x1.743cdap-1f',
+       '0x1.6285p-3f', '-0x1.cc1de6p-2f', '-0x1.c9b008p-1f', '-0x1.f82902p-1f']]
+SIN = [hexf(s) for s in ['0x0p+0f', '0x1.31c39ap-1f', '0x1.ea810ep-1f', '0x1.e11936p-1f',
+       '0x1.19451ep-1f', '-0x1.de3374p-5f', '-0x1.493722p-1f', '-0x1.f23ca6p-1f',
+       '-0x1.d60d56p-1f', '-0x1.ffa22p-2f', '0x1.dd62b2p-4f', '0x1.5f8b3cp-1f',
+       '0x1.f8454p-1f', '0x1.c9671p-1f', '0x1.cafb52p-2f', '-0x1.65057p-3f']]
+
+def terrain(N, octaves, L):
+    inv_n = f32(1.0 / f32(float(N - 1)))
+    BASE = 4.0
+    norm = 0.0; amp = 1.0
+    for o in range(octaves):
+        norm += amp; amp *= 0.5
+    norm = f32(norm)
+    inv_norm = f32(1.0 / norm)
+    def cell(ix, iy):
+        return L[(iy & 255) * 256 + (ix & 255)]
+    h = [0.0] * (N * N)
+    for y in range(N):
+        for x in range(N):
+            s = 0.0
+            for o in range(octaves):
+                freq = float(2 ** o); amp = 2.0 ** -o
+                ux = f32(f32(f32(float(x) * inv_n) * BASE) * freq)
+                uy = f32(f32(f32(float(y) * inv_n) * BASE) * freq)
+                off = f32(float(o * 17))
+                px = f32(f32(f32(ux * COS[o]) - f32(uy * SIN[o])) + off)
+                py = f32(f32(f32(ux * SIN[o]) + f32(uy * COS[o])) + off)
+                flx = math.floor(px); fly = math.floor(py)
+                ix = int(flx); iy = int(fly)
+                fx = f32(px - flx); fy = f32(py - fly)
+                a = cell(ix, iy); b = cell(ix + 1, iy)
+                c = cell(ix, iy + 1); d = cell(ix + 1, iy + 1)
+                wx = f32(f32(fx * fx) * f32(3.0 - f32(2.0 * fx)))
+                wy = f32(f32(fy * fy) * f32(3.0 - f32(2.0 * fy)))
+                lo = f32(a + f32(f32(b - a) * wx))
+                hi = f32(c + f32(f32(d - c) * wx))
+                v = f32(lo + f32(f32(hi - lo) * wy))
+                r = f32(1.0 - abs(f32(f32(2.0 * v) - 1.0)))
+                s = f32(s + f32(amp * f32(r * r)))
+            h[y * N + x] = f32(s * inv_norm)
+    return h
+
+def neighbours(N):
+    """per cell: list of (k, dx, dy) in spec order"""
+    res = []
+    for y in range(N):
+        for x in range(N):
+            lst = []
+            for dy in (-1, 0, 1):
+                for dx in (-1, 0, 1):
+                    if dx == 0 and dy == 0: continue
+                    xx, yy = x + dx, y + dy
+                    if 0 <= xx < N and 0 <= yy < N:
+                        lst.append((yy * N + xx, dx, dy))
+            res.append(lst)
+    return res
+
+def thermal(N, h, passes, NB):
+    T = f32(4.0 / f32(float(N - 1)))
+    C = f32(0.1)
+    src = list(h)
+    for _ in range(passes):
+        dst = [0.0] * (N * N)
+        for i in range(N * N):
+            hh = src[i]
+            moved = 0.0
+            for k, dx, dy in NB[i]:
+                d = f32(hh - src[k])
+                if d > T: e = f32(d - T)
+                elif d < -T: e = f32(d + T)
+                else: e = 0.0
+                moved = f32(moved + f32(e * C))
+            dst[i] = f32(hh - moved)
+        src = dst
+    return src
+
+def hmin(a, b): return b if b < a else a
+def hmax(a, b): return b if a < b else a
+
+def hydraulic(N, h, steps, sea_str, NB):
+    q = f32(512.0 / f32(float(N - 1)))
+    SEA = f32(float(sea_str))
+    GD = hexf('0x1.6a09e6p-1f')
+    KF = 0.5
+    RAIN = f32(f32(5e-6) * q)
+    KEEP = f32(1.0 - f32(f32(0.001) * q))
+    KC = f32(f32(1e6) / q)
+    KE = hmin(f32(f32(0.3) * q), 1.0)
+    KD = hmin(f32(f32(0.3) * q), 1.0)
+    KS = hmin(f32(f32(0.015) / q), f32(0.2))
+    KS4 = f32(KS * 0.25)
+    EPS = 2.0 ** -40
+    def ftz(x): return 0.0 if abs(x) < EPS else x
+    def rcp(m):
+        r = frombits(0x7EF311C3 - bits(m))
+        for _ in range(3):
+            r = f32(r * f32(2.0 - f32(m * r)))
+        return r
+    def weight(d, g, p):
+        t = ftz(f32(f32(d * g) * p)); t2 = ftz(f32(t * t)); return ftz(f32(t2 * t2))
+    # neighbour lists with g, c
+    NBg = [[(k, 1.0 if (dx == 0 or dy == 0) else GD, KS if (dx == 0 or dy == 0) else KS4)
+            for k, dx, dy in lst] for lst in NB]
+    n = N * N
+    b = [ftz(x) for x in h]
+    w = [ftz(f32(SEA - bb)) if bb < SEA else 0.0 for bb in b]
+    s = [0.0] * n
+    b0 = list(b)
+    for _ in range(steps):
+        P = [0.0] * n; Q = [0.0] * n
+        for i in range(n):
+            H = f32(b[i] + w[i])
+            ds = [ftz(f32(H - f32(b[k] + w[k]))) for k, g, c in NBg[i]]
+            dmax = 0.0
+            for (k, g, c), d in zip(NBg[i], ds):
+                dmax = hmax(dmax, f32(d * g))
+            Pi = rcp(dmax) if dmax > 0 else 0.0
+            sm = 0.0
+            for (k, g, c), d in zip(NBg[i], ds):
+                if d > 0: sm = f32(sm + weight(d, g, Pi))
+            F = hmin(1.0, f32(f32(dmax * KF) * rcp(hmax(w[i], EPS))))
+            Q[i] = f32(F * rcp(sm)) if sm > 0 else 0.0
+            P[i] = Pi
+        nb = [0.0] * n; nw = [0.0] * n; ns = [0.0] * n
+        for i in range(n):
+            bi = b[i]; wi = w[i]; si = s[i]
+            H = f32(bi + wi)
+            out = 0.0; win = 0.0; sin_ = 0.0; drop = 0.0; creep = 0.0
+            for k, g, c in NBg[i]:
+                d = ftz(f32(H - f32(b[k] + w[k])))
+                if d > 0:
+                    out = f32(out + ftz(f32(weight(d, g, P[i]) * Q[i])))
+                if d < 0:
+                    fk = ftz(f32(weight(-d, g, P[k]) * Q[k]))
+                    win = f32(win + f32(w[k] * fk))
+                    sin_ = f32(sin_ + f32(s[k] * fk))
+                e = ftz(f32(bi - b[k]))
+                drop = hmax(drop, f32(e * g))
+                creep = f32(creep + f32(e * c))
+            wo = ftz(f32(wi * out))
+            w1 = ftz(hmax(f32(f32(wi - wo) + win), 0.0))
+            s1 = ftz(hmax(f32(f32(si - f32(si * out)) + sin_), 0.0))
+            cap = ftz(f32(f32(ftz(f32(wo * wo)) * drop) * KC))
+            if s1 < cap:
+                e = hmin(ftz(f32(f32(cap - s1) * KE)), f32(drop * 0.5))
+                b1 = f32(bi - e); s2 = f32(s1 + e)
+            else:
+                e = ftz(f32(f32(s1 - cap) * KD))
+                b1 = f32(bi + e); s2 = f32(s1 - e)
+            b1 = ftz(f32(ftz(b1) - creep))
+            s2 = ftz(s2)
+            w2 = ftz(f32(SEA - b1)) if b1 < SEA else ftz(f32(f32(w1 + RAIN) * KEEP))
+            nb[i] = b1; nw[i] = w2; ns[i] = s2
+        b, w, s = nb, nw, ns
+    if steps >= 1:
+        height = [ftz(f32(b[i] + s[i])) for i in range(n)]
+        water = list(w)
+        sed = [f32(height[i] - b0[i]) for i in range(n)]
+    else:
+        height = list(b); water = list(w); sed = [0.0] * n
+    return height, water, sed
+
+def run(N, octaves, passes, steps, sea, seed):
+    L = lattice(seed)
+    NB = neighbours(N)
+    h1 = terrain(N, octaves, L)
+    h2 = thermal(N, h1, passes, NB)
+    h3, w3, s3 = hydraulic(N, h2, steps, sea, NB)
+    return L, h1, h2, h3, w3, s3
+
+def write_raw(path, vals):
+    with open(path, 'wb') as f:
+        f.write(b''.join(_S.pack(v) for v in vals))
+
+if __name__ == '__main__':
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--size', type=int, required=True)
+    ap.add_argument('--octaves', type=int, default=6)
+    ap.add_argument('--erosion', type=int, required=True)
+    ap.add_argument('--hydraulic', type=int, required=True)
+    ap.add_argument('--sea-level', default='0.25')
+    ap.add_argument('--seed', default='1234')
+    ap.add_argument('--prefix', required=True)
+    a = ap.parse_args()
+    seed = int(a.seed, 0)
+    L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic, a.sea_level, seed)
+    write_raw(a.prefix + '_stage1.f32', h1)
+    write_raw(a.prefix + '_stage2.f32', h2)
+    write_raw(a.prefix + '_height.f32', h3)
+    write_raw(a.prefix + '_water.f32', w3)
+    write_raw(a.prefix + '_sediment.f32', s3)
