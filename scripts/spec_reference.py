@@ -1,5 +1,16 @@
 #!/usr/bin/env python3
-"""Independent implementation of worldgen SPEC.md v2 stages 1-3 (pure Python, binary32)."""
+"""spec_reference.py: SPEC.md stages 1-3 in pure Python, written from the
+SPEC's text alone by someone who had not read worldgen's code; it made the
+stage 3 conformance vectors in tests/vectors (their README says how).
+
+Every binary32 operation is done in double and rounded once to binary32
+(exact for a single + - * of binary32 operands).  Slow (a 64 world with 60
+steps takes about 15 s): for vectors and for checking the SPEC, not for
+worlds.
+
+    python3 scripts/spec_reference.py --size 37 --octaves 3 --erosion 5 \
+        --hydraulic 25 --sea-level 0.25 --seed 0xdeadbeef --prefix v37
+"""
 import struct, math, sys, argparse
 
 _S = struct.Struct('<f')
