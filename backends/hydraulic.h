@@ -155,13 +155,17 @@ static inline void wg_hyd_start(const wg_hyd_consts *k, float h, float *b0,
     *s0 = 0.0f;
 }
 
-/* After the last step: the sediment still carried settles where it is.
- * 'start' is b0; the result is the ground and the net change. */
-static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float s,
-                                 float start, float *h_out, float *sed_out)
+/* After the last step: the sediment still carried settles where it is,
+ * and the sea (over the settled ground) stays at SEA.  'start' is b0; the
+ * result is the ground, the water and the net change. */
+static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float w,
+                                 float s, float start, float *h_out,
+                                 float *w_out, float *sed_out)
 {
     float h = wg_hyd_ftz(b + s, k->eps);
+    float sea = wg_hyd_ftz(k->sea - h, k->eps);
     *h_out = h;
+    *w_out = h < k->sea ? sea : w;
     *sed_out = h - start;
 }
 

@@ -29,8 +29,9 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
  *         by one cell, clipped to the world).
  * step:   pass 2 of a step, in = {b, w, s, P, Q} (each containing win grown
  *         by one cell) to out = {b, w, s}, which must not overlap in.
- * settle: after the last step, the final heights h and the net sediment
- *         from b, s and the starting ground b0 (h may be b). */
+ * settle: after the last step, the final heights h, water wo and the net
+ *         sediment from b, w, s and the starting ground b0 (h may be b,
+ *         wo may be w). */
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
                                const wg_view *w, const wg_view *s);
@@ -52,8 +53,9 @@ void wg_scalar_hydraulic_step_row(const wg_consts *c,
                                   uint32_t x0, uint32_t x1, float *bo,
                                   float *wo, float *so);
 void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
-                                const wg_view *s, const wg_view *b0,
-                                wg_rect win, const wg_view *h,
+                                const wg_view *w, const wg_view *s,
+                                const wg_view *b0, wg_rect win,
+                                const wg_view *h, const wg_view *wo,
                                 const wg_view *sed);
 
 /* Normals of 'win' (stage 4) from the heights in h (which must contain win

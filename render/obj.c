@@ -1,12 +1,19 @@
 /* obj.c: the Wavefront OBJ and MTL writers, and the wrapper that writes an
  * OBJ, its MTL and its texture together.
  *
+ * The OBJ holds two objects: 'terrain', the ground with its texture, and
+ * 'water', the surface of the sea, the lakes and the rivers over every cell
+ * with a corner under water (deeper than WG_WATER_MIN), with a material of
+ * its own, so a modelling tool shows the water over the riverbeds and
+ * shores the texture paints.
+ *
  * An OBJ is text, and at --size 512 it is 53 MB of numbers.  Every number
  * is made here by hand (fixed-point integers, two digits per table lookup)
  * into a 1 MiB buffer written with one fwrite; each vertex's "i/i/i" is
  * formatted once and copied into the six faces that use it.  Measured: see
  * wg_obj_save(). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -98,6 +105,22 @@ static inline char *obj_u32(char *p, uint32_t v)
     return p + len;
 }
 
+/* The decimal digits of a 64-bit v at p (a water vertex's index passes
+ * 2^32 above --size 46341); returns the end. */
+static inline char *obj_u64(char *p, uint64_t v)
+{
+    if (v >> 32 == 0)
+        return obj_u32(p, (uint32_t)v);
+    char tmp[20], *t = tmp + sizeof tmp;
+    while (v) {
+        *--t = (char)('0' + v % 10);
+        v /= 10;
+    }
+    size_t len = (size_t)(tmp + sizeof tmp - t);
+    memcpy(p, t, len);
+    return p + len;
+}
+
 /* v with exactly 'dec' decimals (scale = 10^dec), rounded half away from
  * zero, as printf's %.*f would print it but for the last-digit ties; no
  * "-0.000000".  |v| is at most a few units here. */
@@ -156,7 +179,149 @@ static inline char *obj_face(char *p, const obj_ref *a, const obj_ref *b,
     return p;
 }
 
-int wg_obj_write(FILE *fp, const wg_fields *f, const char *header,
+/* Three grid rows of the water the picture shows (wg_water_shown), the
+ * rows around the one being written: row y of the grid is w[y % 3]. */
+typedef struct obj_rows {
+    float *w[3];
+    uint32_t n;
+    float sea;
+} obj_rows;
+
+static void obj_rows_fill(obj_rows *r, const wg_fields *f, uint32_t y)
+{
+    float *w = r->w[y % 3];
+    for (uint32_t x = 0; x < r->n; x++)
+        w[x] = wg_water_shown(f, r->sea, x, y);
+}
+
+/* The water's level at vertex (x, y) of a water cell: height + water where
+ * it is under water.  A dry corner takes the highest level of the water
+ * beside it, but never above its own ground: the flat surface of a lake
+ * then runs on under the bank, and the tool draws the shoreline where the
+ * two meet, inside the cell; where the water beside stands higher than the
+ * dry ground (a river running down past it) the surface comes down to that
+ * ground. */
+static float obj_level(const obj_rows *r, const wg_fields *f, uint32_t x,
+                       uint32_t y)
+{
+    uint32_t n = f->n;
+    float d = r->w[y % 3][x], ground = f->height[(size_t)y * n + x];
+    if (d > WG_WATER_MIN)
+        return ground + d;
+    float best = -INFINITY;
+    for (uint32_t j = y ? y - 1 : 0; j <= y + 1 && j < n; j++)
+        for (uint32_t i = x ? x - 1 : 0; i <= x + 1 && i < n; i++) {
+            float dq = r->w[j % 3][i];
+            float l = f->height[(size_t)j * n + i] + dq;
+            if (dq > WG_WATER_MIN && l > best)
+                best = l;
+        }
+    return best < ground ? best : ground;
+}
+
+/* Is any vertex of rows [y0, y1] and columns [x0, x1] under water? */
+static int obj_any_wet(const obj_rows *r, uint32_t x0, uint32_t x1,
+                       uint32_t y0, uint32_t y1)
+{
+    for (uint32_t j = y0; j <= y1; j++)
+        for (uint32_t i = x0; i <= x1; i++)
+            if (r->w[j % 3][i] > WG_WATER_MIN)
+                return 1;
+    return 0;
+}
+
+/* The water object, after the terrain's N*N vertices, texture coordinates
+ * and normals: one level normal for all of it, each vertex the terrain's
+ * texture coordinate at the same grid point (some importers take a face
+ * without texture coordinates for a line), and the faces of every cell
+ * with a corner under water, in the terrain's winding; nothing when no
+ * vertex is under water.  Vertices are written a grid row at a time, each
+ * before the faces that use it, so only a few rows are kept whatever the
+ * size.  Returns 0, or -1 when out of memory. */
+static int obj_water(obj_out *o, const wg_fields *f, float sea)
+{
+    uint32_t n = f->n;
+    uint64_t cells = wg_cells(n), next = cells + 1, up = cells + 1;
+    float sp = wg_block_spacing(n);
+    /* No water, no object (wg_water_shown is no deeper than the water
+     * beside it). */
+    size_t any = 0;
+    while (any < cells && !(f->water[any] > WG_WATER_MIN))
+        any++;
+    if (any == cells)
+        return 0;
+    uint64_t *idx = malloc(2 * (size_t)n * sizeof *idx);
+    float *rows = malloc(3 * (size_t)n * sizeof *rows);
+    if (!idx || !rows) {
+        free(idx);
+        free(rows);
+        return -1;
+    }
+    uint64_t *prev = idx, *cur = idx + n;
+    obj_rows r = {{rows, rows + n, rows + 2 * (size_t)n}, n, sea};
+    obj_rows_fill(&r, f, 0);
+    obj_str(o, "o water\nvn 0.00000 1.00000 0.00000\nusemtl water\ns off\n");
+    for (uint32_t y = 0; y < n; y++) {
+        uint32_t y0 = y ? y - 1 : 0, y1 = y + 1 < n ? y + 1 : y;
+        if (y1 > y)
+            obj_rows_fill(&r, f, y1);
+        float z = wg_block_coord(y, sp);
+        /* A vertex is used by a water cell when one of the cells around
+         * it has a corner under water: a vertex of its 3 x 3. */
+        for (uint32_t x = 0; x < n; x++) {
+            cur[x] = 0;
+            if (!obj_any_wet(&r, x ? x - 1 : 0, x + 1 < n ? x + 1 : x, y0, y1))
+                continue;
+            obj_room(o);
+            char *p = o->p;
+            *p++ = 'v';
+            *p++ = ' ';
+            p = obj_fixed(p, wg_block_coord(x, sp), 6, 1000000);
+            *p++ = ' ';
+            p = obj_fixed(p, obj_level(&r, f, x, y), 6, 1000000);
+            *p++ = ' ';
+            p = obj_fixed(p, z, 6, 1000000);
+            *p++ = '\n';
+            o->p = p;
+            cur[x] = next++;
+        }
+        for (uint32_t x = 0; y && x + 1 < n; x++) {
+            if (!obj_any_wet(&r, x, x + 1, y - 1, y))
+                continue;
+            /* a (x, y-1), b (x+1, y-1), c (x, y), d (x+1, y), as the
+             * terrain's faces; texture coordinate: the terrain vertex's. */
+            uint64_t v[4] = {prev[x], prev[x + 1], cur[x], cur[x + 1]};
+            uint64_t t[4] = {(uint64_t)(y - 1) * n + x + 1,
+                             (uint64_t)(y - 1) * n + x + 2,
+                             (uint64_t)y * n + x + 1, (uint64_t)y * n + x + 2};
+            static const int tri[2][3] = {{0, 2, 1}, {1, 2, 3}};
+            for (int h = 0; h < 2; h++) {
+                obj_room(o);
+                char *p = o->p;
+                *p++ = 'f';
+                for (int i = 0; i < 3; i++) {
+                    int c = tri[h][i];
+                    *p++ = ' ';
+                    p = obj_u64(p, v[c]);
+                    *p++ = '/';
+                    p = obj_u64(p, t[c]);
+                    *p++ = '/';
+                    p = obj_u64(p, up);
+                }
+                *p++ = '\n';
+                o->p = p;
+            }
+        }
+        uint64_t *tmp = prev;
+        prev = cur;
+        cur = tmp;
+    }
+    free(idx);
+    free(rows);
+    return 0;
+}
+
+int wg_obj_write(FILE *fp, const wg_fields *f, float sea, const char *header,
                  const char *mtl_name, uint32_t tex_side, char *err)
 {
     uint32_t n = f->n;
@@ -247,9 +412,12 @@ int wg_obj_write(FILE *fp, const wg_fields *f, const char *header,
         top = bot;
         bot = t;
     }
+    int nomem = obj_water(&o, f, sea) != 0;
     obj_flush(&o);
     free(o.buf);
     free(refs);
+    if (nomem)
+        return wg_fail(err, "out of memory");
     if (o.failed || ferror(fp))
         return wg_fail(err, "%s", errno ? strerror(errno) : "write error");
     return 0;
@@ -276,6 +444,19 @@ int wg_mtl_write(FILE *fp, const char *header, const char *texture_name,
                 "map_Kd ");
     obj_str(&o, texture_name);
     obj_str(&o, "\n");
+    /* The water: blue, glossy and partly transparent, so the riverbeds and
+     * the seabed the texture paints show through where it is shallow.
+     * Tr before d: some importers read Tr as the opacity, others as its
+     * complement; the standard d, last, wins in both. */
+    obj_str(&o, "\nnewmtl water\n"
+                "Ka 0.000000 0.000000 0.000000\n"
+                "Kd 0.020000 0.120000 0.220000\n"
+                "Ks 0.500000 0.500000 0.500000\n"
+                "Ns 300.000000\n"
+                "Ni 1.330000\n"
+                "Tr 0.400000\n"
+                "d 0.600000\n"
+                "illum 2\n");
     obj_flush(&o);
     free(o.buf);
     if (o.failed || ferror(fp))
@@ -303,7 +484,7 @@ static const char *obj_basename(const char *path)
 /* The two halves of wg_obj_save's work, one per thread. */
 typedef struct obj_job {
     const wg_fields *f;
-    const wg_height_stats *st;
+    float sea;
     const char *header, *mtl_name, *tex_name;
     uint32_t side;
     uint8_t *rgb;
@@ -316,7 +497,7 @@ static void obj_part(void *arg, uint32_t part)
 {
     obj_job *j = arg;
     if (part == 0) {
-        wg_texture_make(j->f, j->st, j->side, j->rgb);
+        wg_texture_make(j->f, j->sea, j->side, j->rgb);
         const wg_png_text text[] = {
             {"Software", "worldgen " WG_VERSION},
             {"worldgen", j->header},
@@ -326,8 +507,8 @@ static void obj_part(void *arg, uint32_t part)
         j->rc[1] = wg_mtl_write(j->out[1].fp, j->header, j->tex_name,
                                 j->why[1]);
     } else {
-        j->rc[2] = wg_obj_write(j->out[2].fp, j->f, j->header, j->mtl_name,
-                                j->side, j->why[2]);
+        j->rc[2] = wg_obj_write(j->out[2].fp, j->f, j->sea, j->header,
+                                j->mtl_name, j->side, j->why[2]);
     }
 }
 
@@ -335,8 +516,8 @@ static void obj_part(void *arg, uint32_t part)
  * 9: the OBJ (53 MB), the MTL and the 512x512 texture in 69 ms, the texture
  * compressed on a second thread meanwhile (124 ms one after the other).
  * The same OBJ with one fprintf per line takes 337 ms. */
-int wg_obj_save(const char *path, const wg_fields *f,
-                const wg_height_stats *st, const char *header, char *err)
+int wg_obj_save(const char *path, const wg_fields *f, float sea,
+                const char *header, char *err)
 {
     char mtl[4096], tex[4096], why[WG_ERR_LEN];
     const char *failed = path;
@@ -360,7 +541,7 @@ int wg_obj_save(const char *path, const wg_fields *f,
 
     /* The texture is made and compressed on one thread while the OBJ is
      * formatted on another: they share nothing but the fields. */
-    obj_job job = {.f = f, .st = st, .header = header, .side = side,
+    obj_job job = {.f = f, .sea = sea, .header = header, .side = side,
                    .rgb = rgb, .out = out, .mtl_name = obj_basename(mtl),
                    .tex_name = obj_basename(tex)};
     wg_parallel(2, obj_part, &job);

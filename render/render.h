@@ -1,20 +1,33 @@
 /* render.h: the software renderer: an orbit camera, a Z-buffer rasteriser
- * over the height field's mesh, materials and light measured on the field.
+ * over the height field's mesh, materials from what shaped the ground, water,
+ * and light.
  *
  * The picture is made a strip of rows at a time, in two steps over a
  * "visibility buffer" (render.c):
  *
- *   1. raster.c draws every triangle of the closed terrain block (the height
- *      field, four side skirts and a floor) that reaches the strip into one
+ *   1. raster.c draws every triangle of the closed terrain block (its top
+ *      the surface of the ground and of the water on it, height + water;
+ *      four side skirts and a floor) that reaches the strip into one
  *      64-bit key per sample: depth in the high bits, then a back-face
  *      flag, then the triangle's id.  The nearest is the smallest key,
  *      whatever the order of drawing.
  *   2. shade.c turns each pixel's keys into a colour: the id names the
- *      triangle, the pixel's ray meets it, the field's normal, height and
- *      sun shadow are interpolated there (barycentric, from the vertices)
- *      and shaded once per pixel, once per triangle seen only on
- *      silhouettes.  Shading costs per pixel, not per triangle: a 4096 grid
- *      shades no more than a 64 one, and a 64 one is as smooth.
+ *      triangle, the pixel's ray meets it, the fields (ground height,
+ *      water, sediment, normal) and the sun's shadow are interpolated there
+ *      (barycentric, from the vertices), the ground's material is made
+ *      from them (material.c), and where the water is deep enough it is
+ *      drawn over the ground; once per pixel, once per triangle seen only
+ *      on silhouettes.  Shading costs per pixel, not per triangle: a 4096
+ *      grid shades no more than a 64 one, and a 64 one is as smooth.
+ *
+ * Why the water is shaded on the one surface rather than drawn as a second
+ * mesh: the block stays closed, so the winding rule below keeps --no-cull
+ * byte-identical with no special case, and the rasteriser does no more
+ * work.  Where a cell is wholly under water (the sea, a lake, a river
+ * reach) its triangles are the water surface exactly; at a shore cell the
+ * surface runs from the water's level to the dry vertex's ground, and the
+ * water ends where the interpolated depth falls below WG_WATER_MIN, within
+ * a cell of the true shoreline (a pixel at the default size).
  *
  * Measured on the 2-core CI machine (AMD EPYC VM, gcc -O2), fresh runs of
  * ./worldgen, median of 11, --size 512 at 800x600 --aa 2: rasterise 17 ms
@@ -22,7 +35,11 @@
  * and 0.25 s.  At 512 a triangle covers about three samples, so setup
  * (projection, bounding box, edge functions: 60%) costs more than filling
  * them (40%); shading is mostly the ray-triangle hit and the field's
- * interpolation.
+ * interpolation.  The materials of material.c and the water made shading a
+ * third dearer (29 to 40 ms on 2 threads at 512, the two renderers run in
+ * turn on the same fields on the shared machine): two lookups of value
+ * noise and a dozen blends a pixel, the water's optics, and the pass that
+ * makes the surface.
  *
  * World coordinates are those of SPEC.md: vertex (x, y) of an N-sided grid
  * stands at X = -3 + x*S, Y = h, Z = -3 + y*S, S = 6/(N-1), Y up.  Angles
@@ -82,12 +99,11 @@ typedef struct wg_render_stats {
     uint32_t threads;          /* that shaded (and at most that rasterised) */
 } wg_render_stats;
 
-/* Render the field f, with its measured heights st, into img (which the
- * caller frees with wg_image_free()).  Returns 0, or -1 with the reason in
- * err[WG_ERR_LEN] (out of memory); img then holds nothing. */
-int wg_render(const wg_fields *f, const wg_height_stats *st,
-              const wg_render_opts *o, wg_image *img, wg_render_stats *rs,
-              char *err);
+/* Render the fields f of a world whose sea stands at height 'sea' into img
+ * (which the caller frees with wg_image_free()).  Returns 0, or -1 with the
+ * reason in err[WG_ERR_LEN] (out of memory); img then holds nothing. */
+int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
+              wg_image *img, wg_render_stats *rs, char *err);
 
 /* Free the pixels.  No operation is performed if img->rgb is NULL. */
 void wg_image_free(wg_image *img);
@@ -220,36 +236,78 @@ uint64_t wg_raster_strip(const wg_target *t, const wg_eye *v,
                          const wg_plan *pl, const float *h, uint32_t n,
                          int cull);
 
-/* ---- shade.c: materials, light, sky ---- */
-
 /* Linear RGB. */
 typedef struct wg_rgb {
     float r, g, b;
 } wg_rgb;
 
-/* The palette of one field: material boundaries at its measured 15th, 50th
- * and 85th height percentiles, and the light. */
+/* a at t = 0 and b at t = 1, exactly. */
+static inline wg_rgb wg_mix(wg_rgb a, wg_rgb b, float t)
+{
+    float s = 1.0f - t;
+    wg_rgb c = {a.r * s + b.r * t, a.g * s + b.g * t, a.b * s + b.b * t};
+    return c;
+}
+
+/* An sRGB colour as a painter picks it (0..255 a channel), in linear RGB. */
+wg_rgb wg_from_srgb(float r, float g, float b);
+
+/* ---- material.c: what the ground is made of ---- */
+
+/* What the materials read at one point of the ground: values of that point
+ * alone (interpolated from its triangle's vertices), never a statistic of
+ * the whole field, so a tile of a world is coloured as the whole world is
+ * there, and a preview as the full-size world at the vertices they share. */
+typedef struct wg_ground {
+    float x, z;     /* world position, SPEC coordinates */
+    float h;        /* ground height */
+    float water;    /* water depth over the ground */
+    float sediment; /* net height laid down (+) or carried away (-) */
+    float n[3];     /* the ground's unit normal */
+} wg_ground;
+
+/* The materials' colours (linear) and the one number of the world they
+ * depend on: the sea level. */
+typedef struct wg_materials {
+    float sea;
+    float inv_span; /* 1 / (1 - sea): altitude 0 at the sea, 1 at height 1 */
+    wg_rgb sand, silt, soil, gravel, meadow, grass, forest, heath, rock, snow;
+} wg_materials;
+
+/* Fill m for a world whose sea stands at 'sea' (0..1).  This function
+ * can't fail. */
+void wg_materials_make(wg_materials *m, float sea);
+
+/* The bare colour (no light) of the ground g: sand on the beach and the
+ * seabed, grass and forest by altitude above the sea and slope, alpine
+ * heath higher up, rock where steep, snow high up and on slopes facing
+ * north (none on cliffs), deposited sediment as sand and soil, carved wet
+ * riverbeds as gravel, wet ground darker; every boundary blended and moved
+ * a little by noise of the world position, so no contour lines show. */
+wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g);
+
+/* Value noise of the world position (x, z) on a lattice of unit spacing,
+ * smooth, in [-1, 1]; the same at a position whatever the grid. */
+float wg_noise(float x, float z);
+
+/* ---- shade.c: light, sky, water ---- */
+
+/* The palette of one picture: the materials and the light. */
 typedef struct wg_palette {
-    float bound[3]; /* p15, p50, p85 */
-    float blend;    /* half-width of the band each boundary is blended over */
+    wg_materials mat;
     float sun[3];   /* unit vector toward the sun */
     float sun_elevation;
-    wg_rgb mat[4];  /* sand, grass, forest, snow: below p15 .. above p85 */
-    wg_rgb rock, soil;
+    wg_rgb soil, rock; /* the block's cut sides */
     wg_rgb zenith, horizon, glow; /* the sky */
+    wg_rgb deep, shallow; /* what deep and shallow water scatter back */
     float haze_start;   /* distance where haze begins (the caller sets it) */
     float haze_density; /* per unit of distance beyond haze_start */
 } wg_palette;
 
-void wg_palette_make(wg_palette *p, const wg_height_stats *st, float sun_az,
-                     float sun_el);
+void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el);
 
 /* Hermite smoothstep of t clamped to [0, 1]. */
 float wg_smoothstep(float t);
-
-/* The bare colour of ground at height h whose normal has vertical part ny:
- * sand, grass, forest, snow by the percentiles, blended; rock where steep. */
-wg_rgb wg_albedo(const wg_palette *p, float h, float ny);
 
 /* Sun (Lambert, times the unshadowed fraction 'lit') plus cool sky fill on
  * a surface of colour c with unit normal n. */
@@ -258,6 +316,15 @@ wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit);
 /* The sky seen along the unit direction d: deep overhead, pale at the
  * horizon, warm around the sun. */
 wg_rgb wg_sky(const wg_palette *p, const float d[3]);
+
+/* Water of depth d (height units) over a bed whose lit colour is 'bed',
+ * seen along the unit direction 'dir' (from the eye), at a surface of unit
+ * normal n that the sun reaches by 'lit' (0..1): the bed through the water,
+ * dimmed and tinted with depth (clear, then turquoise, then deep blue),
+ * the sky reflected by the Fresnel term of the view angle, and the sun's
+ * glint. */
+wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
+                const float n[3], float lit);
 
 /* How much of the sun reaches each vertex of the field, 0 (none) to 255
  * (all), in one sweep across the grid from the sun's side: lit[N*N].
@@ -269,11 +336,14 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
 uint8_t wg_srgb8(float linear);
 
 /* Everything the resolve needs that does not change from strip to strip:
- * the scene, and the sky evaluated on a grid.  NULL when out of memory. */
+ * the scene (the fields, the surface 'top' that was rasterised: the ground
+ * and the water on it, the sun's share 'lit' at every vertex), and the sky
+ * evaluated on a grid.  NULL when out of memory. */
 typedef struct wg_shader wg_shader;
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
-                         const wg_fields *f, const uint8_t *lit, uint32_t aa,
-                         uint32_t w, uint32_t h);
+                         const wg_fields *f, const float *top,
+                         const uint8_t *lit, uint32_t aa, uint32_t w,
+                         uint32_t h);
 void wg_shader_free(wg_shader *s);
 
 /* Turn the keys of t (aa x aa samples per pixel) into the pixels of rows
@@ -282,6 +352,18 @@ void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
                    uint32_t py1, wg_image *img);
 
 /* ---- render.c ---- */
+
+/* The water the picture and the OBJ show at vertex (x, y) of f, in a
+ * world whose sea stands at 'sea': under the sea, the depth to the sea
+ * level (the sea is flat; the hydraulic stage lays its last sediment down
+ * after the sea's water was set, up to 0.01 above the sea at 512); else
+ * the water's depth, or, where the vertex lies between two wet ones on
+ * opposite sides (a river one cell wide that the hydraulic stage left
+ * dotted, every other cell wet), up to the lower of their surfaces.  It
+ * fills such gaps and widens nothing, and it reads the vertex's eight
+ * neighbours only, so a tile with a one-vertex margin shows what the whole
+ * world shows.  This function can't fail. */
+float wg_water_shown(const wg_fields *f, float sea, uint32_t x, uint32_t y);
 
 /* Run fn(ctx, part) for part = 0 .. parts-1, each on its own thread (part
  * 0 on the caller's), and return when all are done.  This function can't

@@ -1,4 +1,4 @@
-/* report.c: the timing table and the histogram, as plain aligned text. */
+/* report.c: the timing table, the JSON and the histogram. */
 #include <inttypes.h>
 #include <string.h>
 #include <math.h>
@@ -7,28 +7,31 @@
 
 double wg_times_total(const wg_times *t)
 {
-    return t->terrain + t->erosion + t->normals + t->readback;
+    return t->terrain + t->erosion + t->hydraulic + t->normals + t->readback;
 }
 
 void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
                      const wg_result *reference)
 {
     fprintf(fp, "world   %" PRIu32 "x%" PRIu32 " grid, %" PRIu32
-                " octave%s, %" PRIu32 " erosion pass%s, seed %" PRIu64 "\n",
+                " octave%s, %" PRIu32 " erosion pass%s, %" PRIu32
+                " hydraulic step%s, sea level %g, seed %" PRIu64 "\n",
             w->size, w->size, w->octaves, w->octaves == 1 ? "" : "s",
-            w->passes, w->passes == 1 ? "" : "es", w->seed);
+            w->passes, w->passes == 1 ? "" : "es", w->steps,
+            w->steps == 1 ? "" : "s", (double)w->sea, w->seed);
     for (int i = 0; i < n; i++)
         if (r[i].device[0])
             fprintf(fp, "device  %s: %s\n", r[i].backend->name, r[i].device);
-    fprintf(fp, "\n  %-8s %9s %9s %9s %9s %9s %9s %8s\n", "backend", "setup",
-            "terrain", "erosion", "normals", "readback", "total", "speedup");
+    fprintf(fp, "\n  %-8s %9s %9s %9s %9s %9s %9s %9s %8s\n", "backend",
+            "setup", "terrain", "erosion", "hydraulic", "normals", "readback",
+            "total", "speedup");
     double ref = reference ? wg_times_total(&reference->t) : 0.0;
     for (int i = 0; i < n; i++) {
         const wg_times *t = &r[i].t;
         double total = wg_times_total(t);
-        fprintf(fp, "  %-8s %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs",
+        fprintf(fp, "  %-8s %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs",
                 r[i].backend->name, t->setup, t->terrain, t->erosion,
-                t->normals, t->readback, total);
+                t->hydraulic, t->normals, t->readback, total);
         if (reference && total > 0.0)
             fprintf(fp, " %7.1fx\n", ref / total);
         else
@@ -49,12 +52,13 @@ void wg_report_agreement(FILE *fp, const wg_result *r, int n)
         if (!r[i].compared)
             continue;
         const wg_agreement *a = &r[i].agree;
-        fprintf(fp, "%s  agree   %-6s vs scalar   max dh = %.2e   max dn = %.2e   ",
-                any++ ? "" : "\n", r[i].backend->name, a->max_dh, a->max_dn);
+        fprintf(fp, "%s  agree   %-6s vs scalar   max dh = %.2e   max dw = %.2e   "
+                "max dn = %.2e   ", any++ ? "" : "\n", r[i].backend->name,
+                a->max_dh, a->max_dw, a->max_dn);
         if (a->identical)
             fprintf(fp, "identical\n");
         else if (a->ok)
-            fprintf(fp, "heights identical, normals within %.0e\n",
+            fprintf(fp, "heights and water identical, normals within %.0e\n",
                     r[i].backend->normal_tolerance);
         else
             fprintf(fp, "DISAGREES\n");
@@ -92,9 +96,11 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
 {
     fprintf(fp, "{\n  \"worldgen\": \"%s\",\n", WG_VERSION);
     fprintf(fp, "  \"world\": {\"size\": %" PRIu32 ", \"octaves\": %" PRIu32
-                ", \"passes\": %" PRIu32 ", \"seed\": %" PRIu64
+                ", \"passes\": %" PRIu32 ", \"steps\": %" PRIu32
+                ", \"sea\": %.9g, \"seed\": %" PRIu64
                 ", \"seed_hex\": \"0x%" PRIx64 "\"},\n",
-            w->size, w->octaves, w->passes, w->seed, w->seed);
+            w->size, w->octaves, w->passes, w->steps, (double)w->sea, w->seed,
+            w->seed);
     fputs("  \"backends\": [", fp);
     double ref = reference ? wg_times_total(&reference->t) : 0.0;
     for (int i = 0; i < n; i++) {
@@ -107,11 +113,11 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
             report_json_str(fp, r[i].device);
         else
             fputs("null", fp);
-        const char *keys[] = {"setup", "terrain", "erosion", "normals",
-                              "readback", "total"};
-        const double vals[] = {t->setup, t->terrain, t->erosion, t->normals,
-                               t->readback, total};
-        for (int k = 0; k < 6; k++) {
+        const char *keys[] = {"setup", "terrain", "erosion", "hydraulic",
+                              "normals", "readback", "total"};
+        const double vals[] = {t->setup, t->terrain, t->erosion, t->hydraulic,
+                               t->normals, t->readback, total};
+        for (int k = 0; k < 7; k++) {
             fprintf(fp, ", \"%s\": ", keys[k]);
             report_json_num(fp, vals[k]);
         }
@@ -139,6 +145,8 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
         report_json_str(fp, r[i].backend->name);
         fputs(", \"reference\": \"scalar\", \"max_dh\": ", fp);
         report_json_num(fp, a->max_dh);
+        fputs(", \"max_dw\": ", fp);
+        report_json_num(fp, a->max_dw);
         fputs(", \"max_dn\": ", fp);
         report_json_num(fp, a->max_dn);
         fprintf(fp, ", \"identical\": %s, \"ok\": %s}",
@@ -149,14 +157,18 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
             !checked ? "null" : all_ok ? "\"pass\"" : "\"fail\"");
 }
 
-void wg_report_histogram(FILE *fp, const wg_height_stats *s)
+void wg_report_histogram(FILE *fp, const wg_height_stats *s,
+                         const wg_water_stats *w)
 {
     fprintf(fp, "heights  ");
     for (int i = 0; i < 10; i++)
         fprintf(fp, " %d:%.0f%%", i, s->percent[i]);
     fprintf(fp, "\nrange     min %.4f  max %.4f\n", s->min, s->max);
-    fprintf(fp, "bounds    p15 %.4f  p50 %.4f  p85 %.4f\n", s->p15, s->p50,
+    fprintf(fp, "quantiles p15 %.4f  p50 %.4f  p85 %.4f\n", s->p15, s->p50,
             s->p85);
+    fprintf(fp, "water     %.1f%% under water (deeper than %g), %.1f%% under "
+                "the sea (below %g)\n",
+            w->water, (double)WG_WATER_MIN, w->sea, (double)w->sea_level);
 }
 
 void wg_report_render(FILE *fp, const wg_render_report *r)

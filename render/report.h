@@ -1,5 +1,5 @@
-/* report.h: the text reports a run prints: the timing table of the
- * reference chapter and the height histogram. */
+/* report.h: the reports a run prints: the timing table of the reference
+ * chapter, its JSON, and the histogram. */
 #ifndef WG_REPORT_H
 #define WG_REPORT_H
 
@@ -29,8 +29,9 @@ typedef struct wg_skipped {
 double wg_times_total(const wg_times *t);
 
 /* The 'world' line, a 'device' line per GPU backend, then one row per
- * result: setup, terrain, erosion, normals, readback, total, and the
- * speedup against 'reference' (the scalar result, or NULL: then '-'). */
+ * result: setup, terrain, erosion, hydraulic, normals, readback, total,
+ * and the speedup against 'reference' (the scalar result, or NULL: then
+ * '-'). */
 void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
                      const wg_result *reference);
 
@@ -46,8 +47,11 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
                     const wg_result *reference, const wg_skipped *sk,
                     int nskipped, int checked);
 
-/* The ten-bin height distribution and the material boundaries. */
-void wg_report_histogram(FILE *fp, const wg_height_stats *s);
+/* The ten-bin height distribution, the range, the 15th, 50th and 85th
+ * percentiles (a report: the materials do not use them), and the shares of
+ * the world under water and under the sea. */
+void wg_report_histogram(FILE *fp, const wg_height_stats *s,
+                         const wg_water_stats *w);
 
 /* What the renderer and the writers measured, for the render block.  A
  * negative time means that step did not run. */

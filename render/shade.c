@@ -1,30 +1,21 @@
-/* shade.c: materials, light, sky and haze, the sun's shadows, and the
- * resolve from visibility-buffer keys to pixels.
+/* shade.c: light, sky and haze, water, the sun's shadows, and the resolve
+ * from visibility-buffer keys to pixels.
  *
  * All light is added in linear RGB and turned into sRGB once, at the end;
- * the material colours below are written in sRGB, as a painter picks them.
+ * the colours below are written in sRGB, as a painter picks them.
  *
- * The three corrections of the reference chapter that turn a relief map
- * into a landscape are all here: materials blended across a band with a
- * smoothstep (no contour lines), steepness overriding altitude (cliffs are
- * rock at any height), and boundaries at the measured 15th, 50th and 85th
- * height percentiles of this field (no seed stranded in one material).  A
- * low sun gives the relief, a cool sky fill keeps the shadow side blue
- * rather than black, cast shadows come from one sweep over the grid, and
- * distance haze sets the far side back. */
+ * The ground's colour comes from material.c, from the values at the point
+ * shaded.  A low sun gives the relief, a cool sky fill keeps the shadow side
+ * blue rather than black, cast shadows come from one sweep over the grid,
+ * and distance haze sets the far side back.  Where the water is deeper
+ * than WG_WATER_MIN, the surface is water: the bed seen through it, dimmed
+ * and tinted with depth, the sky reflected by the Fresnel term of the view
+ * angle, and the sun's glint. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
-
-/* Steepness: rock begins where the normal's y falls below SHADE_NY_HI (a
- * slope of 22 degrees) and is bare at SHADE_NY_LO (38 degrees).  The
- * reference's 0.80..0.45 was tuned for an unweathered field; after thermal
- * erosion (talus about 34 degrees) almost no slope reaches 0.80, and the
- * cliffs would stay green. */
-#define SHADE_NY_HI 0.78f
-#define SHADE_NY_LO 0.50f
 
 /* Keys whose depths differ by less than this (2^13 of the 28-bit depth:
  * 0.8%) belong to one continuous stretch of ground, and the pixel is shaded
@@ -34,25 +25,11 @@
 /* How fast the sky deepens from the horizon up: exp(-3.5 * sin(elevation)). */
 #define SHADE_HORIZON 3.5f
 
-static float shade_linear(float srgb255)
-{
-    float c = srgb255 / 255.0f;
-    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
-}
-
-static wg_rgb shade_srgb(float r, float g, float b)
-{
-    wg_rgb c = {shade_linear(r), shade_linear(g), shade_linear(b)};
-    return c;
-}
-
-/* a at t = 0 and b at t = 1, exactly. */
-static wg_rgb shade_mix(wg_rgb a, wg_rgb b, float t)
-{
-    float s = 1.0f - t;
-    wg_rgb c = {a.r * s + b.r * t, a.g * s + b.g * t, a.b * s + b.b * t};
-    return c;
-}
+/* Water absorbs red first, then green, then blue: per unit of path through
+ * it, the fraction of each lost is 1 - exp(-k d).  A river 0.003 deep shows
+ * its bed almost clear, the shelf of the sea (0.02) turquoise, its deeps
+ * (0.1 and more) dark blue. */
+static const float shade_absorb[3] = {55.0f, 17.0f, 8.5f};
 
 float wg_smoothstep(float t)
 {
@@ -60,57 +37,24 @@ float wg_smoothstep(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
-/* The palette's colours, in sRGB.  Sand at the water's edge, meadow grass,
- * dark forest, snow; rock for the steep; soil for the block's sides. */
-static const float shade_materials[4][3] = {
-    {196, 178, 128}, /* sand, below p15 */
-    {104, 142, 58},  /* grass, p15..p50 */
-    {46, 82, 40},    /* forest, p50..p85 */
-    {236, 240, 246}, /* snow, above p85 */
-};
-static const float shade_rock[3] = {112, 108, 104};
-static const float shade_soil[3] = {92, 70, 50};
-
 /* The light, linear: a warm low sun and the sky's cool fill. */
 static const wg_rgb shade_sun_light = {2.6f, 2.25f, 1.8f};
 static const wg_rgb shade_sky_light = {0.16f, 0.22f, 0.34f};
 
-void wg_palette_make(wg_palette *p, const wg_height_stats *st, float sun_az,
-                     float sun_el)
+void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
 {
     memset(p, 0, sizeof *p);
-    p->bound[0] = st->p15;
-    p->bound[1] = st->p50;
-    p->bound[2] = st->p85;
-    /* The band scales with the spread of the field, so a flat world and a
-     * steep one blend over the same share of their heights. */
-    float spread = st->p85 - st->p15;
-    p->blend = spread * 0.08f;
-    if (p->blend < 0.004f)
-        p->blend = 0.004f;
+    wg_materials_make(&p->mat, sea);
     wg_direction(sun_az, sun_el, p->sun);
     p->sun_elevation = sun_el;
-    for (int i = 0; i < 4; i++)
-        p->mat[i] = shade_srgb(shade_materials[i][0], shade_materials[i][1],
-                               shade_materials[i][2]);
-    p->rock = shade_srgb(shade_rock[0], shade_rock[1], shade_rock[2]);
-    p->soil = shade_srgb(shade_soil[0], shade_soil[1], shade_soil[2]);
-    p->zenith = shade_srgb(52, 94, 168);
-    p->horizon = shade_srgb(196, 212, 228);
-    p->glow = shade_srgb(255, 214, 160);
+    p->rock = wg_from_srgb(112, 108, 104);
+    p->soil = wg_from_srgb(92, 70, 50);
+    p->zenith = wg_from_srgb(52, 94, 168);
+    p->horizon = wg_from_srgb(196, 212, 228);
+    p->glow = wg_from_srgb(255, 214, 160);
+    p->deep = wg_from_srgb(8, 40, 88);
+    p->shallow = wg_from_srgb(26, 116, 128);
     p->haze_density = 0.05f;
-}
-
-wg_rgb wg_albedo(const wg_palette *p, float h, float ny)
-{
-    wg_rgb c = p->mat[0];
-    float w = 0.5f / p->blend;
-    for (int k = 0; k < 3; k++)
-        c = shade_mix(c, p->mat[k + 1],
-                      wg_smoothstep((h - p->bound[k]) * w + 0.5f));
-    float steep = wg_smoothstep((SHADE_NY_HI - ny) *
-                                (1.0f / (SHADE_NY_HI - SHADE_NY_LO)));
-    return shade_mix(c, p->rock, steep);
 }
 
 wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit)
@@ -130,7 +74,7 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
 {
     float up = d[1] > 0.0f ? d[1] : 0.0f;
     float hz = expf(-up * SHADE_HORIZON);
-    wg_rgb c = shade_mix(p->zenith, p->horizon, hz);
+    wg_rgb c = wg_mix(p->zenith, p->horizon, hz);
     float toward = d[0] * p->sun[0] + d[1] * p->sun[1] + d[2] * p->sun[2];
     toward = toward > 0.0f ? toward : 0.0f;
     float t2 = toward * toward, t4 = t2 * t2, t8 = t4 * t4;
@@ -145,10 +89,64 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
     c.g += p->glow.g * g;
     c.b += p->glow.b * g;
     if (d[1] < 0.0f) { /* below the horizon: mist over far ground */
-        wg_rgb mist = shade_mix(p->horizon, p->zenith, 0.35f);
+        wg_rgb mist = wg_mix(p->horizon, p->zenith, 0.35f);
         mist.r *= 0.62f, mist.g *= 0.62f, mist.b *= 0.62f;
-        c = shade_mix(c, mist, 1.0f - expf(d[1] * 2.5f));
+        c = wg_mix(c, mist, 1.0f - expf(d[1] * 2.5f));
     }
+    return c;
+}
+
+wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
+                const float n[3], float lit)
+{
+    float dn = dir[0] * n[0] + dir[1] * n[1] + dir[2] * n[2];
+    float cv = -dn < 0.02f ? 0.02f : -dn > 1.0f ? 1.0f : -dn;
+    /* Fresnel: Schlick's approximation with water's 2% at normal
+     * incidence, so a lake seen from above shows its bed and one seen at a
+     * grazing angle mirrors the sky. */
+    float m = 1.0f - cv, m2 = m * m;
+    float fres = 0.02f + 0.98f * m2 * m2 * m;
+    /* The light goes down to the bed and back up along the refracted view
+     * (Snell, n = 1.33), whose cosine is never below 0.66: the path is at
+     * most 2.5 depths however grazing the view. */
+    float ct = sqrtf(1.0f - (1.0f - cv * cv) * (1.0f / 1.7689f));
+    float path = d * (1.0f + 1.0f / ct);
+    /* Water is never quite clear: a fifth of the bed's light is lost
+     * to what it carries even where it is shallow, so a river a cell wide
+     * still reads as water. */
+    float t[3];
+    for (int i = 0; i < 3; i++)
+        t[i] = 0.8f * expf(-path * shade_absorb[i]);
+    /* What the water scatters back in place of the bed it hides: blue
+     * green where it is shallow, deep blue where it is deep, lit as level
+     * ground is, in shadow too. */
+    wg_rgb deep = wg_light(p, wg_mix(p->shallow, p->deep,
+                                     wg_smoothstep(d * 20.0f)), n, lit);
+    wg_rgb below = {bed.r * t[0] + deep.r * (1.0f - t[0]),
+                    bed.g * t[1] + deep.g * (1.0f - t[1]),
+                    bed.b * t[2] + deep.b * (1.0f - t[2])};
+    /* The sky in the mirror direction (the sun's disc among it). */
+    float r[3] = {dir[0] - 2.0f * dn * n[0], dir[1] - 2.0f * dn * n[1],
+                  dir[2] - 2.0f * dn * n[2]};
+    r[1] = r[1] < 0.0f ? 0.0f : r[1];
+    wg_rgb sky = wg_sky(p, r);
+    /* The glint: small waves spread the sun's reflection into a bright
+     * lobe (power 256) and a faint wide sheen (power 16), only where the
+     * sun reaches. */
+    float s = r[0] * p->sun[0] + r[1] * p->sun[1] + r[2] * p->sun[2];
+    s = s > 0.0f ? s : 0.0f;
+    float s2 = s * s, s4 = s2 * s2, s8 = s4 * s4, s16 = s8 * s8;
+    float s256 = s16 * s16;
+    s256 *= s256;
+    s256 *= s256;
+    s256 *= s256;
+    float glint = lit * (1.5f * s256 + 0.04f * s16);
+    wg_rgb c = {below.r * (1.0f - fres) + sky.r * fres +
+                    shade_sun_light.r * glint,
+                below.g * (1.0f - fres) + sky.g * fres +
+                    shade_sun_light.g * glint,
+                below.b * (1.0f - fres) + sky.b * fres +
+                    shade_sun_light.b * glint};
     return c;
 }
 
@@ -254,6 +252,7 @@ typedef struct shade_ctx {
     const wg_palette *p;
     const wg_eye *v;
     const wg_fields *f;
+    const float *top; /* the surface rasterised: height + water */
     const uint8_t *lit;
     uint32_t n;
     float sp, inv_sp;
@@ -263,15 +262,16 @@ typedef struct shade_ctx {
     uint32_t aa;
 } shade_ctx;
 
-/* The field inside cell (cx, cy) at (u, v) from its corner a, u along x
- * and v along y, on triangle 'half' of it: height, unit normal and sunlit
- * fraction, interpolated with the weights the rasteriser's triangles have.
+/* The fields inside cell (cx, cy) at (u, v) from its corner a, u along x
+ * and v along y, on triangle 'half' of it: ground height, water (as shown:
+ * the surface less the ground), sediment, unit normal and sunlit fraction,
+ * interpolated with the weights the rasteriser's triangles have (g's
+ * position is left to the caller).
  * (u, v) is first pulled into that triangle, so a sample the rasteriser
  * gave to a triangle seen edge-on, whose ray meets the plane far away, is
  * still shaded from that triangle and not from some distant slope. */
 static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
-                        int half, float u, float v, float *hgt, float nrm[3],
-                        float *lit)
+                        int half, float u, float v, wg_ground *g, float *lit)
 {
     uint32_t n = c->n;
     u = u < 0.0f ? 0.0f : u > 1.0f ? 1.0f : u;
@@ -293,9 +293,11 @@ static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
         wt[0] = 1.0f - v, wt[1] = 1.0f - u, wt[2] = u + v - 1.0f;
     }
     const wg_fields *f = c->f;
-    float nx = 0, ny = 0, nz = 0, hh = 0, ll = 0;
+    float nx = 0, ny = 0, nz = 0, hh = 0, ww = 0, ss = 0, ll = 0;
     for (int k = 0; k < 3; k++) {
         hh += f->height[i[k]] * wt[k];
+        ww += c->top[i[k]] * wt[k];
+        ss += f->sediment[i[k]] * wt[k];
         nx += f->nx[i[k]] * wt[k];
         ny += f->ny[i[k]] * wt[k];
         nz += f->nz[i[k]] * wt[k];
@@ -303,10 +305,12 @@ static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
     }
     ll *= 1.0f / 255.0f;
     float l = 1.0f / sqrtf(nx * nx + ny * ny + nz * nz);
-    nrm[0] = nx * l;
-    nrm[1] = ny * l;
-    nrm[2] = nz * l;
-    *hgt = hh;
+    g->n[0] = nx * l;
+    g->n[1] = ny * l;
+    g->n[2] = nz * l;
+    g->h = hh;
+    g->water = ww - hh; /* the water shown (wg_water_shown) */
+    g->sediment = ss;
     *lit = ll;
 }
 
@@ -346,7 +350,7 @@ static wg_rgb shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
     float g = 0.55f * t8 * c->air_hz;
     wg_rgb air = {c->air.r + c->p->glow.r * g, c->air.g + c->p->glow.g * g,
                   c->air.b + c->p->glow.b * g};
-    return shade_mix(col, air, amount);
+    return wg_mix(col, air, amount);
 }
 
 /* The colour of triangle id where the ray through sample position (sx, sy)
@@ -355,7 +359,7 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
 {
     float dir[3], p[3][3], e1[3], e2[3], nrm[3], hit[3];
     wg_eye_ray(c->v, sx, sy, dir);
-    wg_block_triangle(c->f->height, c->n, id, p);
+    wg_block_triangle(c->top, c->n, id, p);
     for (int i = 0; i < 3; i++) {
         e1[i] = p[1][i] - p[0][i];
         e2[i] = p[2][i] - p[0][i];
@@ -381,36 +385,57 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     float unit[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
 
     wg_rgb col;
+    wg_ground g;
+    float lit;
     if (id < c->surface) {
         uint32_t cell = (uint32_t)(id >> 1);
         uint32_t cx = cell % (c->n - 1), cy = cell / (c->n - 1);
         float u = (hit[0] - wg_block_coord(cx, c->sp)) * c->inv_sp;
         float v = (hit[2] - wg_block_coord(cy, c->sp)) * c->inv_sp;
-        float hgt, n[3], lit;
-        shade_field(c, cx, cy, (int)(id & 1), u, v, &hgt, n, &lit);
-        col = wg_light(c->p, wg_albedo(c->p, hgt, n[1]), n, lit);
+        shade_field(c, cx, cy, (int)(id & 1), u, v, &g, &lit);
+        g.x = hit[0];
+        g.z = hit[2];
+        col = wg_light(c->p, wg_albedo(&c->p->mat, &g), g.n, lit);
+        /* Water over it: fading in over one more WG_WATER_MIN of depth,
+         * so the shoreline is smooth within a cell, not a pixel staircase.
+         * Its surface is level (a river's slope is too gentle to show in
+         * its reflection). */
+        float wet = wg_smoothstep((g.water - WG_WATER_MIN) *
+                                  (1.0f / WG_WATER_MIN));
+        if (wet > 0.0f) {
+            static const float up[3] = {0.0f, 1.0f, 0.0f};
+            col = wg_mix(col, wg_water(c->p, col, g.water, unit, up, lit),
+                         wet);
+        }
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
-         * floor is the same rock. */
+         * floor is the same rock.  Where the cut passes through water (the
+         * sea, a lake at the edge), it shows the water's side, darker with
+         * depth. */
         float l = 1.0f / sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] +
                                nrm[2] * nrm[2]);
         float n[3] = {nrm[0] * l, nrm[1] * l, nrm[2] * l};
         float below = 1.0f;
+        float y = hit[1];
         if (id < c->skirts) {
-            float top, tn[3], tl, u, v;
+            float u, v;
             uint32_t cx, cy;
             shade_cell(c, hit[0], hit[2], &cx, &cy, &u, &v);
-            shade_field(c, cx, cy, u + v > 1.0f, u, v, &top, tn, &tl);
-            below = (top - hit[1]) / 0.08f;
+            shade_field(c, cx, cy, u + v > 1.0f, u, v, &g, &lit);
+            below = (g.h - y) / 0.08f;
+            if (g.water > WG_WATER_MIN && y > g.h) {
+                float k = wg_smoothstep((g.h + g.water - y) * 25.0f);
+                wg_rgb side = wg_mix(c->p->shallow, c->p->deep, k);
+                return shade_haze(c, wg_light(c->p, side, n, 1.0f), unit,
+                                  dist);
+            }
         }
-        float y = hit[1];
         float strata = 1.0f + 0.035f * sinf(y * 61.0f + 1.3f * sinf(y * 17.0f));
-        wg_rgb ground = shade_mix(c->p->soil, c->p->rock, wg_smoothstep(below));
+        wg_rgb ground = wg_mix(c->p->soil, c->p->rock, wg_smoothstep(below));
         float k = 0.55f * strata;
         ground.r *= k, ground.g *= k, ground.b *= k;
-        wg_rgb soil = ground;
-        col = wg_light(c->p, soil, n, 1.0f);
+        col = wg_light(c->p, ground, n, 1.0f);
     }
     return shade_haze(c, col, unit, dist);
 }
@@ -483,9 +508,9 @@ static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
                             ((float)py + 0.5f) * (float)aa);
     float fx = (float)(px % SHADE_SKY_STEP) * (1.0f / SHADE_SKY_STEP);
     float fy = (float)(py % SHADE_SKY_STEP) * (1.0f / SHADE_SKY_STEP);
-    wg_rgb top = shade_mix(g->at[k], g->at[k + 1], fx);
-    wg_rgb bot = shade_mix(g->at[k + g->gw], g->at[k + g->gw + 1], fx);
-    return shade_mix(top, bot, fy);
+    wg_rgb top = wg_mix(g->at[k], g->at[k + 1], fx);
+    wg_rgb bot = wg_mix(g->at[k + g->gw], g->at[k + g->gw + 1], fx);
+    return wg_mix(top, bot, fy);
 }
 
 /* One pixel: gather its samples (the nearest over the rasteriser parts'
@@ -569,19 +594,20 @@ struct wg_shader {
 };
 
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
-                         const wg_fields *f, const uint8_t *lit, uint32_t aa,
-                         uint32_t w, uint32_t h)
+                         const wg_fields *f, const float *top,
+                         const uint8_t *lit, uint32_t aa, uint32_t w,
+                         uint32_t h)
 {
     wg_shader *s = malloc(sizeof *s);
     if (!s)
         return NULL;
     s->c = (shade_ctx){
-        .p = p, .v = v, .f = f, .lit = lit, .n = f->n,
+        .p = p, .v = v, .f = f, .top = top, .lit = lit, .n = f->n,
         .sp = wg_block_spacing(f->n), .inv_sp = (float)(f->n - 1) / 6.0f,
         .surface = wg_block_surface(f->n), .skirts = wg_block_skirts(f->n),
         .air_hz = expf(-0.02f * SHADE_HORIZON), .aa = aa,
     };
-    s->c.air = shade_mix(p->zenith, p->horizon, s->c.air_hz);
+    s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
     if (shade_sky_make(&s->c, w, h, aa, &s->sky) != 0) {
         free(s);

@@ -1,4 +1,5 @@
-/* stats.c: height histogram and percentiles in one pass over the field.
+/* stats.c: height histogram and percentiles in one pass over the field, and
+ * the share of the world under water.
  *
  * Percentiles come from a 65536-bin histogram of the 16-bit quantised
  * heights rather than a sort: O(n) and 256 KiB whatever the world's size,
@@ -40,4 +41,17 @@ int wg_height_stats_measure(const float *h, size_t n, wg_height_stats *s)
     }
     free(bin);
     return 0;
+}
+
+void wg_water_stats_measure(const float *h, const float *w, size_t n,
+                            float sea_level, wg_water_stats *s)
+{
+    size_t wet = 0, sea = 0;
+    for (size_t i = 0; i < n; i++) {
+        wet += w[i] > WG_WATER_MIN;
+        sea += h[i] < sea_level;
+    }
+    s->water = n ? 100.0 * (double)wet / (double)n : 0.0;
+    s->sea = n ? 100.0 * (double)sea / (double)n : 0.0;
+    s->sea_level = sea_level;
 }

@@ -196,7 +196,7 @@ def hydraulic(N, h, steps, sea_str, NB):
         b, w, s = nb, nw, ns
     if steps >= 1:
         height = [ftz(f32(b[i] + s[i])) for i in range(n)]
-        water = list(w)
+        water = [ftz(f32(SEA - height[i])) if height[i] < SEA else w[i] for i in range(n)]
         sed = [f32(height[i] - b0[i]) for i in range(n)]
     else:
         height = list(b); water = list(w); sed = [0.0] * n

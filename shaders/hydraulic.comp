@@ -417,9 +417,11 @@ void settle(uint i)
     vec4 v = ldst(i);
     precise float bs = v.x + v.z;
     precise float h = ftz(bs);
+    precise float sl = k.sea - h;
+    precise float sea = ftz(sl);
     precise float net = h - sed[i];
     height_out[i] = h;
-    water_out[i] = v.y;
+    water_out[i] = h < k.sea ? sea : v.y;
     sed[i] = net;
 }
 

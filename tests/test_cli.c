@@ -1,6 +1,7 @@
 /* test_cli.c: the command line as a user meets it: good runs, every kind of
  * bad value (named in the message, exit status 2), help, version, and the
  * manual page covering every option --help lists. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,15 +91,26 @@ WG_TEST(cli_good_runs)
 WG_TEST(cli_table_has_world_line_and_backend_row)
 {
     const char *argv[] = {"--size", "40", "--seed", "7", "--octaves", "3",
-                          "--erosion", "2", NULL};
+                          "--erosion", "2", "--hydraulic", "200", "--sea-level",
+                          "0.3", NULL};
     wg_cli c = wg_cli_run(argv);
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
-    CHECK(strstr(c.out, "world   40x40 grid, 3 octaves, 2 erosion passes, seed 7\n"),
+    CHECK(strstr(c.out, "world   40x40 grid, 3 octaves, 2 erosion passes, "
+                        "200 hydraulic steps, sea level 0.3, seed 7\n"),
           "%s", c.out);
-    CHECK(strstr(c.out, "backend      setup   terrain   erosion   normals  readback     total  speedup"),
+    CHECK(strstr(c.out, "backend      setup   terrain   erosion hydraulic   "
+                        "normals  readback     total  speedup"),
           "%s", c.out);
-    CHECK(strstr(c.out, "\n  scalar "), "%s", c.out);
-    CHECK(strstr(c.out, "1.0x\n"), "scalar's speedup against itself: %s", c.out);
+    /* Every stage has its column, and total is their sum (setup apart). */
+    const char *row = strstr(c.out, "\n  scalar ");
+    double t[8] = {0};
+    CHECK(row && sscanf(row, " scalar %lfs %lfs %lfs %lfs %lfs %lfs %lfs %lfx",
+                        &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6],
+                        &t[7]) == 8, "%s", c.out);
+    double sum = t[1] + t[2] + t[3] + t[4] + t[5];
+    CHECK(t[3] > 0.0 && fabs(sum - t[6]) <= 0.00025, "hydraulic %g, stages "
+          "add up to %g, total %g", t[3], sum, t[6]);
+    CHECK(t[7] == 1.0, "scalar's speedup against itself: %s", c.out);
     wg_cli_free(&c);
 }
 
@@ -128,10 +140,30 @@ WG_TEST(cli_histogram_percentages_and_bounds)
     }
     CHECK(sum >= 95 && sum <= 105, "bins add up to %d%%", sum);
     float p15 = 0, p50 = 0, p85 = 0;
-    const char *b = strstr(c.out, "bounds    p15 ");
-    CHECK(b && sscanf(b, "bounds    p15 %f  p50 %f  p85 %f", &p15, &p50, &p85) == 3,
+    const char *b = strstr(c.out, "quantiles p15 ");
+    CHECK(b && sscanf(b, "quantiles p15 %f  p50 %f  p85 %f", &p15, &p50, &p85) == 3,
           "%s", c.out);
     CHECK(0 < p15 && p15 < p50 && p50 < p85 && p85 < 1, "%g %g %g", p15, p50, p85);
+    /* The share under water and under the sea, which the sea level moves:
+     * the sea is water, but for its edge, shallower than 0.001. */
+    float water = -1, sea = -1, level = -1;
+    const char *w = strstr(c.out, "water     ");
+    CHECK(w && sscanf(w, "water     %f%% under water (deeper than 0.001), %f%% "
+                         "under the sea (below %f)", &water, &sea, &level) == 3,
+          "%s", c.out);
+    CHECK(level == 0.25f && sea > 0 && sea < 50 && water > sea - 1 && water < 100,
+          "water %g%%, sea %g%% below %g", water, sea, level);
+    wg_cli_free(&c);
+    const char *high[] = {"--size", "128", "--histogram", "-q", "--sea-level",
+                          "0.5", "--hydraulic", "0", "--no-image", NULL};
+    c = wg_cli_run(high);
+    float water2 = -1, sea2 = -1;
+    w = strstr(c.out, "water     ");
+    CHECK(c.status == 0 && w &&
+          sscanf(w, "water     %f%% under water (deeper than 0.001), %f%% under "
+                    "the sea (below 0.5)", &water2, &sea2) == 2, "%s", c.out);
+    CHECK(sea2 > sea + 20 && water2 > sea2 - 1, "sea at 0.5: %g%%, water "
+          "%g%% (at 0.25: %g%%)", sea2, water2, sea);
     wg_cli_free(&c);
 }
 

@@ -1,6 +1,7 @@
-/* test_determinism.c: one command line, one set of output bytes: the PNG,
- * the OBJ (with its MTL and texture) and the height maps are identical
- * across runs, thread counts and backends whose fields are identical. */
+/* test_determinism.c: one command line, one set of output bytes: the PNG
+ * (its water too), the OBJ (with its water object, MTL and texture), the
+ * height maps and the water map are identical across runs, thread counts
+ * and backends whose fields are identical. */
 #include <stdio.h>
 #include <string.h>
 
@@ -23,9 +24,9 @@ WG_TEST(determinism_outputs_identical_across_runs_threads_backends)
              "    --threads $2 -q --width 240 --height 180 --aa 2 --azimuth 120 "
              "    --out $d/w.png --obj $d/w.obj --heightmap $d/h.png; "
              "  ./worldgen --size 97 --seed 0xBEEF --octaves 7 --erosion 5 --mesh $1 "
-             "    --threads $2 -q --no-image --heightmap $d/h.pfm; "
+             "    --threads $2 -q --no-image --heightmap $d/h.pfm --watermap $d/w.pfm; "
              "  if [ -z \"$ref\" ]; then ref=$d; continue; fi; "
-             "  for f in w.png w.obj w.mtl w_albedo.png h.png h.pfm; do "
+             "  for f in w.png w.obj w.mtl w_albedo.png h.png h.pfm w.pfm; do "
              "    cmp -s $ref/$f $d/$f || { echo \"$f differs for $1 with $2 threads\"; exit 1; }; "
              "  done; "
              "done; echo \"compared $n runs\"");

@@ -1,6 +1,6 @@
 /* test_heightmap.c: the height map writers, read back: PFM exact, PNG and
  * R16 rounded to 16 bits, row y = 0 at the top, nothing left behind when a
- * write fails. */
+ * write fails; the water map in the same formats and scale. */
 #include <dirent.h>
 #include <png.h>
 #include <stdio.h>
@@ -11,14 +11,21 @@
 #include "render/heightmap.h"
 #include "test.h"
 
-static const wg_world hm_world = {.size = 45, .octaves = 4, .passes = 3, .seed = 42};
+static const wg_world hm_world = {.size = 45, .octaves = 4, .passes = 3,
+                                  .steps = 30, .sea = 0.25f, .seed = 42};
+
+static wg_cli hm_run_map(const char *opt, const char *path, const char *format)
+{
+    const char *argv[] = {"--size", "45", "--octaves", "4", "--erosion", "3",
+                          "--hydraulic", "30", "--seed", "42", "-q", "--no-image",
+                          opt, path, format ? "--heightmap-format" : NULL,
+                          format, NULL};
+    return wg_cli_run(argv);
+}
 
 static wg_cli hm_run(const char *path, const char *format)
 {
-    const char *argv[] = {"--size", "45", "--octaves", "4", "--erosion", "3",
-                          "--seed", "42", "-q", "--heightmap", path,
-                          format ? "--heightmap-format" : NULL, format, NULL};
-    return wg_cli_run(argv);
+    return hm_run_map("--heightmap", path, format);
 }
 
 static void hm_path(char *buf, size_t len, const char *name)
@@ -113,6 +120,69 @@ WG_TEST(heightmap_png_16bit_grey_with_parameters)
               strstr(text, "--size 45 --seed 42 --octaves 4 --erosion 3"), "%s", text);
     }
     free(px);
+    wg_fields_free(&f);
+}
+
+WG_TEST(watermap_pfm_is_the_water_field)
+{
+    /* --watermap writes the water depth as --heightmap writes the heights:
+     * PFM exact (rows bottom to top), PNG and R16 on the same fixed scale,
+     * depth 0..1 to 0..65535, so height + water is the water's surface in
+     * either's units. */
+    char pfm[300], png[300], r16[300], text[1024];
+    hm_path(pfm, sizeof pfm, "w.pfm");
+    hm_path(png, sizeof png, "w.png");
+    hm_path(r16, sizeof r16, "w.r16");
+    const char *maps[3] = {pfm, png, r16};
+    for (int i = 0; i < 3; i++) {
+        wg_cli c = hm_run_map("--watermap", maps[i], NULL);
+        CHECK(c.status == 0, "%s: %s", maps[i], c.err);
+        wg_cli_free(&c);
+    }
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &hm_world, 0, &f) == 0);
+    size_t n = 45, wet = 0;
+    for (size_t i = 0; f.water && i < n * n; i++)
+        wet += f.water[i] > 1e-3f;
+    CHECK(wet > 20, "the test world has no water to map (%zu cells)", wet);
+
+    size_t len;
+    unsigned char *b = wg_read_file(pfm, &len);
+    const char *header = "Pf\n45 45\n-1.0\n";
+    size_t hl = strlen(header);
+    CHECK(b && len == hl + n * n * 4 && memcmp(b, header, hl) == 0, "length %zu", len);
+    if (b && f.water && len == hl + n * n * 4) {
+        int bad = 0;
+        for (size_t y = 0; y < n; y++)
+            bad += memcmp(b + hl + (n - 1 - y) * n * 4, f.water + y * n, n * 4) != 0;
+        CHECK(bad == 0, "%d rows differ from the water field", bad);
+    }
+    free(b);
+
+    uint32_t w = 0, h = 0;
+    uint16_t *px = wg_read_png(png, 16, 1, &w, &h, text, sizeof text);
+    CHECK(px && w == 45 && h == 45, "cannot read %s as 16-bit grey", png);
+    if (px && f.water) {
+        int bad = 0, nonzero = 0;
+        for (size_t i = 0; i < n * n; i++) {
+            bad += px[i] != wg_height_to_u16(f.water[i]);
+            nonzero += px[i] != 0;
+        }
+        CHECK(bad == 0 && nonzero > 20, "%d samples differ, %d not 0", bad, nonzero);
+        CHECK(strstr(text, "--hydraulic 30") && strstr(text, "--sea-level 0.25"),
+              "%s", text);
+    }
+    free(px);
+
+    b = wg_read_file(r16, &len);
+    CHECK(b && len == n * n * 2, "length %zu", len);
+    if (b && f.water && len == n * n * 2) {
+        int bad = 0;
+        for (size_t i = 0; i < n * n; i++)
+            bad += (b[2 * i] | b[2 * i + 1] << 8) != wg_height_to_u16(f.water[i]);
+        CHECK(bad == 0, "%d samples differ", bad);
+    }
+    free(b);
     wg_fields_free(&f);
 }
 

@@ -147,8 +147,8 @@ WG_TEST(cli_mesh_all_table_and_agreement)
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     const char *sc = strstr(c.out, "\n  scalar "), *om = strstr(c.out, "\n  openmp ");
     CHECK(sc && om && sc < om, "scalar then openmp: %s", c.out);
-    CHECK(strstr(c.out, "agree   openmp vs scalar   max dh = 0.00e+00   max dn = "
-                        "0.00e+00   identical"), "%s", c.out);
+    CHECK(strstr(c.out, "agree   openmp vs scalar   max dh = 0.00e+00   max dw = "
+                        "0.00e+00   max dn = 0.00e+00   identical"), "%s", c.out);
     wg_cli_free(&c);
 }
 
@@ -226,7 +226,7 @@ WG_TEST(cli_json_parses_and_matches_the_table)
     snprintf(cmd, sizeof cmd,
              "./worldgen --size 77 --mesh all --check --json - > %s/run.json 2> %s/table.txt && "
              "jq -r '.backends[] | \"\\(.name) \\(.setup) \\(.terrain) \\(.erosion) "
-             "\\(.normals) \\(.readback) \\(.total)\"' %s/run.json && "
+             "\\(.hydraulic) \\(.normals) \\(.readback) \\(.total)\"' %s/run.json && "
              "jq -e '.world.size == 77 and .world.seed == 1234 and .check == \"pass\" and "
              "(.agree | length) == (.backends | length) - 1 and all(.agree[]; .identical)' %s/run.json",
              wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir());
@@ -238,16 +238,17 @@ WG_TEST(cli_json_parses_and_matches_the_table)
     int rows = 0;
     for (char *line = c.out; table && line && *line; rows++) {
         char name[32];
-        double j[6], t[6];
-        if (sscanf(line, "%31s %lf %lf %lf %lf %lf %lf", name, &j[0], &j[1], &j[2],
-                   &j[3], &j[4], &j[5]) != 7)
+        double j[7], t[7];
+        if (sscanf(line, "%31s %lf %lf %lf %lf %lf %lf %lf", name, &j[0], &j[1],
+                   &j[2], &j[3], &j[4], &j[5], &j[6]) != 8)
             break;
         char key[40];
         snprintf(key, sizeof key, "\n  %s ", name);
         const char *row = strstr(table, key);
-        CHECK(row && sscanf(row + strlen(key), " %lfs %lfs %lfs %lfs %lfs %lfs", &t[0],
-                            &t[1], &t[2], &t[3], &t[4], &t[5]) == 6, "%s", name);
-        for (int k = 0; row && k < 6; k++)
+        CHECK(row && sscanf(row + strlen(key), " %lfs %lfs %lfs %lfs %lfs %lfs %lfs",
+                            &t[0], &t[1], &t[2], &t[3], &t[4], &t[5],
+                            &t[6]) == 7, "%s", name);
+        for (int k = 0; row && k < 7; k++)
             CHECK(fabs(j[k] - t[k]) <= 0.00005 + 1e-12, "%s column %d: json %g, table %g",
                   name, k, j[k], t[k]);
         line = strchr(line, '\n');

@@ -1,7 +1,9 @@
 /* test_render.c: the renderer: the winding rule (--no-cull changes no byte,
- * from above or below the horizon), a watertight coverage rule, materials at
- * the measured percentiles, shadows, a picture that looks like something,
- * the PNG and its parameters, and the options' checks. */
+ * from above or below the horizon, water included), a watertight coverage
+ * rule, materials from local values only, water by depth, angle and sun,
+ * shadows, a picture that looks like land with water in it, the PNG and its
+ * parameters, and the options' checks. */
+#include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,18 +14,16 @@
 #include "render/stats.h"
 #include "test.h"
 
+/* A small world with a lake below the sea level, rivers and snow. */
 static const wg_world render_world = {.size = 96, .octaves = 5, .passes = 6,
-                                      .seed = 7};
+                                      .steps = 80, .sea = 0.25f, .seed = 7};
 
 /* Render 'o' of the test world; returns 0 and fills img. */
 static int render_it(const wg_fields *f, const wg_render_opts *o,
                      wg_image *img, wg_render_stats *rs)
 {
-    wg_height_stats st;
     char err[WG_ERR_LEN];
-    if (wg_height_stats_measure(f->height, wg_cells(f->n), &st) != 0)
-        return -1;
-    if (wg_render(f, &st, o, img, rs, err) != 0) {
+    if (wg_render(f, render_world.sea, o, img, rs, err) != 0) {
         fprintf(stderr, "    %s\n", err);
         return -1;
     }
@@ -36,7 +36,8 @@ WG_TEST(render_no_cull_is_byte_identical)
      * closed, so drawing back faces too changes nothing the Z-buffer
      * keeps: from above, from grazing angles, close up (triangles clipped
      * at the near plane) and from below the horizon (looking up at the
-     * floor and the skirts). */
+     * floor and the skirts).  The world has water: the surface drawn is
+     * the water's where there is some, so this covers it too. */
     static const wg_camera cams[] = {
         {215, 25, 9.5f, 45, 0.2f},  /* the default */
         {30, 70, 8, 45, 0.3f},      /* from high above */
@@ -154,50 +155,262 @@ WG_TEST(render_shared_edges_are_watertight)
     }
 }
 
-WG_TEST(render_materials_follow_percentiles)
+/* Ground at world position (x, z), height h, facing n (normalised here),
+ * dry and neither eroded nor built up unless the caller says so. */
+static wg_ground render_ground(float x, float z, float h, float nx, float ny,
+                               float nz)
 {
-    wg_height_stats st = {.p15 = 0.2f, .p50 = 0.5f, .p85 = 0.8f};
+    float l = 1.0f / sqrtf(nx * nx + ny * ny + nz * nz);
+    wg_ground g = {.x = x, .z = z, .h = h, .n = {nx * l, ny * l, nz * l}};
+    return g;
+}
+
+/* Which of the materials c is, by the direction of its colour in linear
+ * RGB (the grain noise scales a colour by a few percent and wet ground
+ * darkens it, neither turns it): the nearest within 8 degrees, or -1 when
+ * none is (an even blend of two). */
+static int render_nearest(const wg_materials *m, wg_rgb c)
+{
+    const wg_rgb *all[] = {&m->sand, &m->silt, &m->soil, &m->gravel,
+                           &m->meadow, &m->grass, &m->forest, &m->heath,
+                           &m->rock, &m->snow};
+    int best = -1;
+    float bc = 0.99f, lc = sqrtf(c.r * c.r + c.g * c.g + c.b * c.b);
+    for (int i = 0; i < 10; i++) {
+        const wg_rgb *a = all[i];
+        float la = sqrtf(a->r * a->r + a->g * a->g + a->b * a->b);
+        float cs = (c.r * a->r + c.g * a->g + c.b * a->b) / (lc * la);
+        if (cs > bc)
+            bc = cs, best = i;
+    }
+    return best;
+}
+
+enum { M_SAND, M_SILT, M_SOIL, M_GRAVEL, M_MEADOW, M_GRASS, M_FOREST, M_HEATH,
+       M_ROCK, M_SNOW };
+
+static float render_lum(wg_rgb c)
+{
+    return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+}
+
+WG_TEST(render_materials_from_local_values)
+{
+    /* Every material from the values at a point and the sea level alone,
+     * by altitude over the sea (sea 0.25: altitude a is height
+     * 0.25 + 0.75 a), checked at many positions, so the noise that moves
+     * the boundaries cannot decide the answer. */
+    wg_materials m;
+    wg_materials_make(&m, 0.25f);
+    int beach = 0, green = 0, rock = 0, snow_n = 0, snow_s = 0, cliff = 0;
+    int fan = 0, bed = 0, seabed = 0, darker = 0;
+    const int tries = 50;
+    for (int i = 0; i < tries; i++) {
+        float x = -2.9f + 0.117f * (float)i, z = 1.7f - 0.071f * (float)i;
+        /* Flat ground just above the sea: the beach. */
+        wg_ground g = render_ground(x, z, 0.253f, 0, 1, 0);
+        beach += render_nearest(&m, wg_albedo(&m, &g)) == M_SAND;
+        /* Under the sea, deep: the seabed goes to silt. */
+        g = render_ground(x, z, 0.15f, 0, 1, 0);
+        g.water = 0.1f;
+        seabed += render_nearest(&m, wg_albedo(&m, &g)) == M_SILT;
+        /* Gentle lowland and hillside: grass, meadow or forest. */
+        g = render_ground(x, z, 0.25f + 0.75f * 0.2f, 0.2f, 1, 0);
+        int k = render_nearest(&m, wg_albedo(&m, &g));
+        green += k == M_GRASS || k == M_MEADOW || k == M_FOREST;
+        /* Steep, at a low, a middle and a high altitude: rock. */
+        for (int a = 0; a < 3; a++) {
+            g = render_ground(x, z, 0.3f + 0.25f * (float)a, 2.0f, 1, 0);
+            rock += render_nearest(&m, wg_albedo(&m, &g)) == M_ROCK;
+        }
+        /* High, gently sloping (30 degrees): snow where the slope faces
+         * north (its normal toward -Z), none where it faces south; none on
+         * a cliff higher still. */
+        g = render_ground(x, z, 0.25f + 0.75f * 0.55f, 0, 0.87f, -0.5f);
+        snow_n += render_nearest(&m, wg_albedo(&m, &g)) == M_SNOW;
+        g = render_ground(x, z, 0.25f + 0.75f * 0.55f, 0, 0.87f, 0.5f);
+        snow_s += render_nearest(&m, wg_albedo(&m, &g)) == M_SNOW;
+        g = render_ground(x, z, 0.25f + 0.75f * 0.9f, 0, 0.45f, -0.89f);
+        cliff += render_nearest(&m, wg_albedo(&m, &g)) == M_ROCK;
+        /* A thick deposit on lowland: sand; carved ground under a river:
+         * gravel. */
+        g = render_ground(x, z, 0.4f, 0, 1, 0);
+        g.sediment = 0.06f;
+        fan += render_nearest(&m, wg_albedo(&m, &g)) == M_SAND;
+        g.sediment = -0.02f;
+        g.water = 0.001f;
+        bed += render_nearest(&m, wg_albedo(&m, &g)) == M_GRAVEL;
+        /* Wet ground is darker than the same ground dry. */
+        wg_ground dry = render_ground(x, z, 0.4f, 0, 1, 0), wet = dry;
+        wet.water = 0.0009f;
+        darker += render_lum(wg_albedo(&m, &wet)) <
+                  0.8f * render_lum(wg_albedo(&m, &dry));
+    }
+    CHECK(beach == tries, "beach: %d of %d sand", beach, tries);
+    CHECK(seabed == tries, "seabed: %d of %d silt", seabed, tries);
+    CHECK(green == tries, "lowland: %d of %d green", green, tries);
+    CHECK(rock == 3 * tries, "steep: %d of %d rock", rock, 3 * tries);
+    CHECK(snow_n == tries && snow_s == 0, "snow: %d north, %d south of %d",
+          snow_n, snow_s, tries);
+    CHECK(cliff == tries, "a high cliff: %d of %d rock", cliff, tries);
+    CHECK(fan == tries, "a thick deposit: %d of %d sand", fan, tries);
+    CHECK(bed == tries, "a riverbed: %d of %d gravel", bed, tries);
+    CHECK(darker == tries, "wet ground: %d of %d darker", darker, tries);
+
+    /* The sea level moves the land with it: ground just above the sea is
+     * beach, the same height with the sea far below is not. */
+    wg_materials low;
+    wg_materials_make(&low, 0.05f);
+    wg_ground g = render_ground(0.3f, 0.2f, 0.253f, 0, 1, 0);
+    CHECK(render_nearest(&low, wg_albedo(&low, &g)) != M_SAND,
+          "0.253 is still beach with the sea at 0.05");
+}
+
+WG_TEST(render_materials_have_noise_not_contours)
+{
+    /* Along a contour line (one height, flat ground) across the world the
+     * colour varies, by a little: the boundaries move with the noise of the
+     * world position, so no ring of one colour follows the contour.  At one
+     * position the colour is always the same. */
+    wg_materials m;
+    wg_materials_make(&m, 0.25f);
+    /* The grass-forest boundary (altitude 0.1 to 0.18) and the tree line
+     * (0.40 to 0.48). */
+    const float alts[2] = {0.14f, 0.44f};
+    for (int a = 0; a < 2; a++) {
+        float lo = INFINITY, hi = -INFINITY;
+        for (int i = 0; i < 400; i++) {
+            float x = -3.0f + 6.0f * (float)i / 399.0f;
+            wg_ground g = render_ground(x, 0.37f, 0.25f + 0.75f * alts[a], 0, 1, 0);
+            float l = render_lum(wg_albedo(&m, &g));
+            lo = l < lo ? l : lo;
+            hi = l > hi ? l : hi;
+        }
+        CHECK(hi > 1.3f * lo, "altitude %.2f: one colour along the contour "
+              "(%g..%g)", alts[a], lo, hi);
+    }
+    /* The grain alone, where no boundary is near, stays small. */
+    float lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < 400; i++) {
+        float x = -3.0f + 6.0f * (float)i / 399.0f;
+        wg_ground g = render_ground(x, -1.1f, 0.25f + 0.75f * 0.9f, 0, 0.95f, -0.3f);
+        float l = render_lum(wg_albedo(&m, &g));
+        lo = l < lo ? l : lo;
+        hi = l > hi ? l : hi;
+    }
+    CHECK(hi < 1.25f * lo, "snow varies too much: %g..%g", lo, hi);
+    wg_ground g = render_ground(1.234f, -0.5f, 0.4f, 0.1f, 1, 0.2f);
+    wg_rgb a = wg_albedo(&m, &g), b = wg_albedo(&m, &g);
+    CHECK(a.r == b.r && a.g == b.g && a.b == b.b);
+    /* The noise is of the world position: in [-1, 1], smooth, and not
+     * constant. */
+    float nlo = INFINITY, nhi = -INFINITY, jump = 0.0f;
+    float prev = wg_noise(-7.0f, 3.3f);
+    for (int i = 1; i < 2000; i++) {
+        float v = wg_noise(0.01f * (float)i - 7.0f, 3.3f);
+        nlo = v < nlo ? v : nlo;
+        nhi = v > nhi ? v : nhi;
+        jump = fabsf(v - prev) > jump ? fabsf(v - prev) : jump;
+        prev = v;
+    }
+    CHECK(nlo >= -1.0f && nhi <= 1.0f && nhi - nlo > 1.0f && jump < 0.05f,
+          "noise %g..%g, largest step %g", nlo, nhi, jump);
+}
+
+WG_TEST(render_water_by_depth_angle_and_sun)
+{
     wg_palette p;
-    wg_palette_make(&p, &st, 0, 20);
-    CHECK(p.bound[0] == 0.2f && p.bound[1] == 0.5f && p.bound[2] == 0.8f);
-    /* Flat ground well inside each band has that band's colour. */
-    const float hs[4] = {0.05f, 0.35f, 0.65f, 0.97f};
-    for (int i = 0; i < 4; i++) {
-        wg_rgb c = wg_albedo(&p, hs[i], 1.0f);
-        CHECK(c.r == p.mat[i].r && c.g == p.mat[i].g && c.b == p.mat[i].b,
-              "h %.2f: (%g %g %g)", hs[i], c.r, c.g, c.b);
+    wg_palette_make(&p, 0.25f, 90, 20); /* the sun in the east, low */
+    const wg_rgb bed = {0.5f, 0.42f, 0.25f}; /* lit sand */
+    const float up[3] = {0, 1, 0}, down[3] = {0, -1, 0};
+    /* Seen from above: shallow water shows its bed, deeper water is
+     * turquoise (blue and green over red), deep water dark blue. */
+    wg_rgb shallow = wg_water(&p, bed, 0.001f, down, up, 1.0f);
+    wg_rgb mid = wg_water(&p, bed, 0.02f, down, up, 1.0f);
+    wg_rgb deep = wg_water(&p, bed, 0.2f, down, up, 1.0f);
+    CHECK(shallow.r > 0.5f * bed.r && shallow.r > mid.r,
+          "shallow water hides its bed: %g %g %g", shallow.r, shallow.g, shallow.b);
+    CHECK(mid.g > 2.0f * mid.r && mid.b > 2.0f * mid.r,
+          "0.02 deep is not turquoise: %g %g %g", mid.r, mid.g, mid.b);
+    CHECK(deep.b > deep.g && deep.g > deep.r && render_lum(deep) < 0.3f * render_lum(mid),
+          "deep water is not dark blue: %g %g %g", deep.r, deep.g, deep.b);
+    /* Fresnel: deep water seen at a grazing angle mirrors the sky, seen
+     * from above it does not. */
+    float graze[3] = {0, -0.05f, -1};
+    float l = 1.0f / sqrtf(graze[1] * graze[1] + graze[2] * graze[2]);
+    graze[1] *= l, graze[2] *= l;
+    wg_rgb far = wg_water(&p, bed, 0.2f, graze, up, 1.0f);
+    const float hz[3] = {0, 0.05f, -1};
+    wg_rgb sky = wg_sky(&p, hz);
+    CHECK(render_lum(far) > 0.6f * render_lum(sky) &&
+          render_lum(far) > 3.0f * render_lum(deep),
+          "no reflection at a grazing angle: %g, sky %g", render_lum(far),
+          render_lum(sky));
+    /* The glint: looking toward the sun's reflection the water shines far
+     * more than looking the other way at the same angle, and not in a
+     * shadow. */
+    float toward[3] = {p.sun[0], -p.sun[1], p.sun[2]};
+    float away[3] = {-p.sun[0], -p.sun[1], -p.sun[2]};
+    wg_rgb glint = wg_water(&p, bed, 0.2f, toward, up, 1.0f);
+    wg_rgb other = wg_water(&p, bed, 0.2f, away, up, 1.0f);
+    wg_rgb shadow = wg_water(&p, bed, 0.2f, toward, up, 0.0f);
+    CHECK(render_lum(glint) > 3.0f * render_lum(other), "no glint: %g vs %g",
+          render_lum(glint), render_lum(other));
+    CHECK(render_lum(shadow) < 0.5f * render_lum(glint), "a glint in shadow");
+}
+
+WG_TEST(render_water_shown_sea_flat_rivers_whole)
+{
+    /* The sea is drawn flat at its level, whatever the field's last
+     * sediment did to its depth. */
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    float sea = render_world.sea, worst = 0.0f;
+    size_t under = 0;
+    for (uint32_t y = 0; f.height && y < f.n; y++)
+        for (uint32_t x = 0; x < f.n; x++) {
+            float h = f.height[(size_t)y * f.n + x];
+            if (h >= sea)
+                continue;
+            float d = fabsf(h + wg_water_shown(&f, sea, x, y) - sea);
+            worst = d > worst ? d : worst;
+            under++;
+        }
+    CHECK(under > 100 && worst <= 1e-7f, "%zu vertices under the sea, the "
+          "surface up to %g off the sea level", under, worst);
+    wg_fields_free(&f);
+
+    /* A river a cell wide left dotted (every other vertex wet, on flat
+     * ground) is shown whole; its banks stay dry, and so does a single wet
+     * vertex's neighbourhood; a ridge between two seas stays dry. */
+    CHECK(wg_fields_alloc(&f, 9) == 0);
+    for (size_t k = 0; k < wg_cells(9); k++)
+        f.height[k] = 0.5f, f.water[k] = 0.0f;
+    for (uint32_t x = 0; x < 9; x += 2)
+        f.water[4 * 9 + x] = 0.004f;     /* row 4: wet, dry, wet, ... */
+    f.water[1 * 9 + 1] = 0.004f;         /* a lone puddle */
+    for (uint32_t x = 1; x < 8; x++) {
+        float d = wg_water_shown(&f, 0.25f, x, 4);
+        CHECK(d > 0.0039f && d < 0.0041f, "river at %u: %g", x, d);
+        CHECK(wg_water_shown(&f, 0.25f, x, 3) == 0.0f &&
+              wg_water_shown(&f, 0.25f, x, 5) == 0.0f, "a bank at %u is wet", x);
     }
-    /* Sand, grass, forest, snow: yellowish, green, darker green, white. */
-    CHECK(p.mat[0].r > p.mat[0].b && p.mat[1].g > p.mat[1].r &&
-          p.mat[2].g > p.mat[2].r && p.mat[2].g < p.mat[1].g &&
-          p.mat[3].r > 0.7f && p.mat[3].b > 0.7f);
-    /* At a boundary, half of each: blended, not switched. */
-    wg_rgb mid = wg_albedo(&p, 0.5f, 1.0f);
-    CHECK(mid.g > p.mat[2].g && mid.g < p.mat[1].g, "no blend at p50");
-    float half = (p.mat[1].g + p.mat[2].g) / 2;
-    CHECK(mid.g > half - 1e-4f && mid.g < half + 1e-4f);
-    /* A cliff is rock at any height; a gentle slope is not. */
-    for (int i = 0; i < 4; i++) {
-        wg_rgb c = wg_albedo(&p, hs[i], 0.3f);
-        CHECK(c.r == p.rock.r && c.g == p.rock.g && c.b == p.rock.b,
-              "steep at h %.2f is not rock", hs[i]);
+    CHECK(wg_water_shown(&f, 0.25f, 2, 1) == 0.0f &&
+          wg_water_shown(&f, 0.25f, 2, 2) == 0.0f, "the puddle spread");
+    for (uint32_t y = 0; y < 9; y++) {
+        f.height[y * 9 + 6] = 0.1f, f.water[y * 9 + 6] = 0.15f; /* sea */
+        f.height[y * 9 + 8] = 0.1f, f.water[y * 9 + 8] = 0.15f;
+        f.height[y * 9 + 7] = 0.3f, f.water[y * 9 + 7] = 0.0f;  /* ridge */
     }
-    wg_rgb gentle = wg_albedo(&p, 0.97f, 0.95f);
-    CHECK(gentle.r == p.mat[3].r, "high flat ground is snow");
-    /* Moving the percentiles moves the materials: the same height is
-     * forest in one world and grass in a higher one. */
-    wg_height_stats high = {.p15 = 0.4f, .p50 = 0.7f, .p85 = 0.9f};
-    wg_palette q;
-    wg_palette_make(&q, &high, 0, 20);
-    wg_rgb c = wg_albedo(&q, 0.65f, 1.0f);
-    CHECK(c.g == q.mat[1].g, "0.65 is grass when p50 is 0.7");
+    CHECK(wg_water_shown(&f, 0.25f, 7, 6) == 0.0f, "the ridge is flooded: %g",
+          wg_water_shown(&f, 0.25f, 7, 6));
+    wg_fields_free(&f);
 }
 
 WG_TEST(render_light_low_sun_and_sky_fill)
 {
-    wg_height_stats st = {.p15 = 0.2f, .p50 = 0.5f, .p85 = 0.8f};
     wg_palette p;
-    wg_palette_make(&p, &st, 90, 20); /* the sun in the east, low */
+    wg_palette_make(&p, 0.25f, 90, 20); /* the sun in the east, low */
     wg_rgb grey = {0.5f, 0.5f, 0.5f};
     const float up[3] = {0, 1, 0}, east[3] = {0.7071f, 0.7071f, 0};
     const float west[3] = {-0.7071f, 0.7071f, 0};
@@ -228,11 +441,10 @@ WG_TEST(render_shadow_sweep_behind_a_ridge)
     uint8_t *lit = malloc(wg_cells(n));
     for (uint32_t y = 0; y < n; y++)
         h[y * n + 32] = 1.0f;
-    wg_height_stats st = {.p15 = 0.0f, .p50 = 0.0f, .p85 = 0.0f};
     wg_palette p;
     for (int sweep = 0; sweep < 2; sweep++) {
         /* Due east, and east by a little north (the sweep interpolates). */
-        wg_palette_make(&p, &st, sweep ? 80.0f : 90.0f, 20);
+        wg_palette_make(&p, 0.25f, sweep ? 80.0f : 90.0f, 20);
         CHECK(wg_shadow_sweep(&p, h, n, lit) == 0);
         uint32_t y = 40;
         CHECK(lit[y * n + 40] == 255 && lit[y * n + 64] == 255, "east is lit");
@@ -241,10 +453,23 @@ WG_TEST(render_shadow_sweep_behind_a_ridge)
               lit[y * n + 8]);
         CHECK(lit[y * n + 0] > 192, "beyond the shadow: %d", lit[y * n]);
     }
-    wg_palette_make(&p, &st, 90, -5); /* night */
+    wg_palette_make(&p, 0.25f, 90, -5); /* night */
     CHECK(wg_shadow_sweep(&p, h, n, lit) == 0 && lit[100] == 0);
     free(h);
     free(lit);
+}
+
+/* Pixels of rows [y0, y1) and columns [x0, x1) that are clearly blue. */
+static int render_blue(const wg_image *img, uint32_t y0, uint32_t y1,
+                       uint32_t x0, uint32_t x1)
+{
+    int blue = 0;
+    for (uint32_t y = y0; y < y1; y++)
+        for (uint32_t x = x0; x < x1; x++) {
+            const uint8_t *q = img->rgb + ((size_t)y * img->w + x) * 3;
+            blue += q[2] > q[0] + 30 && q[2] > q[1] + 8;
+        }
+    return blue;
 }
 
 WG_TEST(render_picture_is_a_landscape)
@@ -285,6 +510,23 @@ WG_TEST(render_picture_is_a_landscape)
     CHECK(var > 200.0, "the ground is flat: variance %g", var);
     CHECK(green > n / 20, "no grass or forest: %d of %d", green, n);
     CHECK(rs.drawn > 0 && rs.drawn < rs.triangles);
+
+    /* Water: its lake and rivers are blue among the ground (the sky is
+     * not in this box), and they are blue because of the water: the same
+     * ground with the water field taken away and no sea has none. */
+    int blue = render_blue(&img, 60, 100, 60, 140);
+    CHECK(blue > 100, "no water: %d blue pixels", blue);
+    wg_image_free(&img);
+    wg_fields dry = f;
+    char err[WG_ERR_LEN];
+    dry.water = calloc(wg_cells(f.n), sizeof *dry.water);
+    CHECK(dry.water && wg_render(&dry, 0.0f, &o, &img, &rs, err) == 0);
+    if (img.rgb) {
+        int left = render_blue(&img, 60, 100, 60, 140);
+        CHECK(left < blue / 10, "%d blue pixels without water (%d with)", left,
+              blue);
+    }
+    free(dry.water);
     wg_image_free(&img);
 
     /* Any number of threads makes the same picture. */

@@ -1,0 +1,219 @@
+/* material.c: what the ground is made of, from what shaped it.
+ *
+ * Every material is decided from the values at one point of the ground
+ * (height, the sea level, water, sediment, the normal) and a noise of the
+ * world position: nothing is measured over the field.  An earlier version
+ * put its boundaries at the field's 15th, 50th and 85th height percentiles,
+ * which kept every seed colourful but meant that a tile of a world, or the
+ * same world with one more mountain, moved every boundary; it was turned
+ * down for land whose snow line and beaches stand where the sea and the
+ * height put them.
+ *
+ * Heights are read as altitude: 0 at the sea, 1 at height 1, so raising
+ * the sea raises the beaches and the tree line with it.  Each boundary is a
+ * smoothstep over a band, and the bands are moved a little by value noise of
+ * the world position (seeds 000 and 002 colour their ground so), so neither
+ * contour lines nor the grid show.  The noise's lattice is in world units:
+ * a 513 preview and the 2049 world get the same noise at the vertices they
+ * share.
+ *
+ * The colours are written in sRGB, as a painter picks them, and turned into
+ * linear light once, in wg_materials_make(). */
+#include <math.h>
+#include <string.h>
+
+#include "render.h"
+
+/* Rock begins where the normal's y falls below MAT_NY_HI (a slope of 41
+ * degrees) and is bare at MAT_NY_LO (57 degrees).  The thermal stage leaves
+ * slopes at its talus, 34 degrees (ny 0.83), and the hydraulic stage cuts
+ * steeper banks: at 512, seed 1234, the median land normal has ny 0.86 and
+ * a tenth of the land is under 0.65.  The reference's 0.80..0.45 made a
+ * third of the land grey. */
+#define MAT_NY_HI 0.75f
+#define MAT_NY_LO 0.55f
+
+/* Sediment, in height units, measured at 512, seed 1234 (the land's net
+ * change is -0.028 at its 5th percentile, -0.012 at its 25th, +0.008 at its
+ * 75th, +0.033 at its 95th):
+ * a deposit shows from MAT_DEPOSIT (fully at twice that) and turns to sand
+ * from MAT_THICK; ground stripped by more than MAT_SCOUR shows its stones;
+ * a riverbed is ground carved by more than MAT_CARVED that water still
+ * runs over, from MAT_DAMP deep (the rain's film on a slope is thinner). */
+#define MAT_DEPOSIT 0.006f
+#define MAT_THICK 0.03f
+#define MAT_SCOUR 0.025f
+#define MAT_CARVED 0.002f
+#define MAT_DAMP 2e-4f
+
+/* The noise's two scales, in lattice cells per world unit: patches about
+ * 0.15 units across (13 cells of a 513 world) that move the boundaries and
+ * thin the forest, and grain about 0.04 units across that varies the
+ * colour a little. */
+#define MAT_PATCH 6.5f
+#define MAT_GRAIN 24.0f
+
+/* The lattice value at (i, j), in [-1, 1]: seed 000's hash of the point
+ * with one of its two mixing rounds, enough for a colour.  (A 64 KiB table
+ * of the values instead of the hash measured the same: the blending, not
+ * the noise, is most of wg_albedo's time.) */
+static inline float mat_corner(int32_t i, int32_t j)
+{
+    uint32_t h = (uint32_t)i * 0x8DA6B343u ^ (uint32_t)j * 0xD8163841u;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    /* 23 bits of it as the mantissa of a float in [2, 4), rather than a
+     * conversion instruction: the noise in 11 ns instead of 16. */
+    uint32_t bits = (h >> 9) | 0x40000000u;
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v - 3.0f;
+}
+
+wg_rgb wg_from_srgb(float r, float g, float b)
+{
+    float in[3] = {r, g, b}, out[3];
+    for (int i = 0; i < 3; i++) {
+        float c = in[i] / 255.0f;
+        out[i] = c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+    }
+    wg_rgb c = {out[0], out[1], out[2]};
+    return c;
+}
+
+void wg_materials_make(wg_materials *m, float sea)
+{
+    m->sea = sea;
+    /* A sea at 1 leaves no land; keep the altitude finite anyway. */
+    m->inv_span = 1.0f / (sea < 0.95f ? 1.0f - sea : 0.05f);
+    m->sand = wg_from_srgb(214, 200, 156);  /* beaches, bars, fans */
+    m->silt = wg_from_srgb(112, 106, 84);   /* the seabed, deeper down */
+    m->soil = wg_from_srgb(118, 94, 64);    /* thin deposits */
+    m->gravel = wg_from_srgb(124, 116, 102); /* riverbeds */
+    m->meadow = wg_from_srgb(112, 140, 64); /* by the coast */
+    m->grass = wg_from_srgb(88, 124, 50);
+    m->forest = wg_from_srgb(38, 66, 32);
+    m->heath = wg_from_srgb(106, 104, 66);  /* above the tree line */
+    m->rock = wg_from_srgb(92, 89, 86);
+    m->snow = wg_from_srgb(236, 240, 246);
+}
+
+static inline __attribute__((always_inline)) float mat_noise(float x,
+                                                             float z)
+{
+    /* floor without a libm call: |x| is at most a few hundred here. */
+    int32_t i = (int32_t)x, j = (int32_t)z;
+    i -= x < (float)i;
+    j -= z < (float)j;
+    float u = x - (float)i, v = z - (float)j;
+    u = u * u * (3.0f - 2.0f * u);
+    v = v * v * (3.0f - 2.0f * v);
+    float a = mat_corner(i, j), b = mat_corner(i + 1, j);
+    float c = mat_corner(i, j + 1), d = mat_corner(i + 1, j + 1);
+    float top = a + (b - a) * u, bot = c + (d - c) * u;
+    return top + (bot - top) * v;
+}
+
+float wg_noise(float x, float z)
+{
+    return mat_noise(x, z);
+}
+
+/* wg_smoothstep without a branch: the clamp to [0, 1] as sums with fabsf
+ * (exact at 0 and 1, within an ulp of t between).  gcc 12 compiles the
+ * clamp written with comparisons as two branches each, a dozen per pixel
+ * on values that change from pixel to pixel. */
+static inline float mat_step(float t)
+{
+    t = 0.5f * (t + fabsf(t));
+    t = 0.5f * ((t + 1.0f) - fabsf(t - 1.0f));
+    return t * t * (3.0f - 2.0f * t);
+}
+
+wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
+{
+    /* Each rule is skipped where its weight is 0, which is most of the
+     * ground for most of them; neighbouring pixels take the same branches,
+     * so they are predicted well. */
+    float patch = mat_noise(g->x * MAT_PATCH + 0.5f, g->z * MAT_PATCH + 0.5f);
+    float grain = mat_noise(g->x * MAT_GRAIN + 7.25f, g->z * MAT_GRAIN + 3.5f);
+    float above = g->h - m->sea, sed = g->sediment, water = g->water;
+    float alt = above * m->inv_span + 0.025f * patch + 0.008f * grain;
+    float ny = g->n[1] + 0.03f * grain;
+
+    /* Vegetation by altitude: meadow by the coast, grass, forest on the
+     * lower slopes in patches with clearings, heath above the tree line,
+     * then bare stony ground. */
+    wg_rgb c = wg_mix(m->meadow, m->grass, mat_step((alt - 0.03f) * 12.0f));
+    if (alt > 0.10f && alt < 0.49f) {
+        float forest = mat_step((alt - 0.10f) * 12.0f) *
+                       (1.0f - mat_step((alt - 0.40f) * 12.0f)) *
+                       mat_step((patch + 0.45f) * 3.0f);
+        c = wg_mix(c, m->forest, forest);
+    }
+    if (alt > 0.42f) {
+        c = wg_mix(c, m->heath, mat_step((alt - 0.42f) * 12.0f));
+        c = wg_mix(c, m->rock, 0.6f * mat_step((alt - 0.56f) * 10.0f));
+    }
+
+    /* Ground the water stripped (gullies, scoured slopes) shows its
+     * stones; rock where steep, at any height. */
+    if (sed < -MAT_SCOUR)
+        c = wg_mix(c, m->gravel,
+                   0.5f * mat_step((-sed - MAT_SCOUR) * (1.0f / MAT_SCOUR)));
+    if (ny < MAT_NY_HI)
+        c = wg_mix(c, m->rock, mat_step((MAT_NY_HI - ny) *
+                                        (1.0f / (MAT_NY_HI - MAT_NY_LO))));
+
+    /* Deposited sediment: a thin layer is soil that plants soon grow on
+     * again (a tint), a thick one (bars, fans, deltas) bare sand. */
+    if (sed > MAT_DEPOSIT) {
+        float dep = mat_step((sed - MAT_DEPOSIT) * (1.0f / MAT_DEPOSIT));
+        float thick = mat_step((sed - MAT_THICK) * (1.0f / MAT_THICK));
+        c = wg_mix(c, wg_mix(m->soil, m->sand, thick),
+                   dep * (0.4f + 0.45f * thick));
+    }
+
+    /* Under open water nothing grows: the bed is silt where the water lies
+     * still and gravel where it carved the ground (a riverbed), and the
+     * carved ground that running water still wets is gravel too. */
+    float flow = 0.0f;
+    if (water > MAT_DAMP) {
+        flow = mat_step((water - MAT_DAMP) *
+                        (1.0f / (WG_WATER_MIN - MAT_DAMP)));
+        float under = mat_step((water - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
+        float carved = mat_step((-sed - MAT_CARVED) *
+                                (1.0f / (3.0f * MAT_CARVED)));
+        c = wg_mix(c, m->silt, under * (1.0f - carved));
+        c = wg_mix(c, m->gravel, flow * carved);
+    }
+
+    /* The shore: sand from under the sea to a little above it where the
+     * ground is gentle (the voxel chapter's rule, seed 004), the seabed
+     * going to silt as it deepens. */
+    if (above < 0.02f) {
+        float beach = (1.0f - mat_step((above - 0.006f - 0.004f * patch) *
+                                       120.0f)) *
+                      mat_step((ny - 0.6f) * 5.0f);
+        wg_rgb bed = wg_mix(m->sand, m->silt, mat_step(-above * 40.0f));
+        c = wg_mix(c, bed, beach);
+        /* The waterline is wet. */
+        float line = 1.0f - mat_step(above * 300.0f);
+        flow = flow > line ? flow : line;
+    }
+
+    /* Snow above a line at altitude 0.62, lower on slopes facing north (a
+     * normal toward -Z: 0.45 on one of 30 degrees) and higher on those
+     * facing south, and none on cliffs, where it cannot lie. */
+    float line = 0.62f + 0.35f * g->n[2], snow = 0.0f;
+    if (alt > line) {
+        snow = mat_step((alt - line) * 16.0f) * mat_step((ny - 0.62f) * 7.0f);
+        c = wg_mix(c, m->snow, snow);
+    }
+
+    /* Wet ground is darker, snow is not; and the grain. */
+    float k = (1.0f - 0.4f * flow * (1.0f - snow)) * (1.0f + 0.07f * grain);
+    c.r *= k, c.g *= k, c.b *= k;
+    return c;
+}
