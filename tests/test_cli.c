@@ -90,9 +90,11 @@ WG_TEST(cli_good_runs)
 
 WG_TEST(cli_table_has_world_line_and_backend_row)
 {
+    /* --mesh auto, the default, picks openmp or scalar by the machine:
+     * scalar here, whose speedup against itself is 1. */
     const char *argv[] = {"--size", "40", "--seed", "7", "--octaves", "3",
                           "--erosion", "2", "--hydraulic", "200", "--sea-level",
-                          "0.3", NULL};
+                          "0.3", "--mesh", "scalar", NULL};
     wg_cli c = wg_cli_run(argv);
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     CHECK(strstr(c.out, "world   40x40 grid, 3 octaves, 2 erosion passes, "
@@ -238,5 +240,21 @@ WG_TEST(cli_out_of_memory_is_reported_not_crashed)
     wg_cli c = wg_cli_sh("ulimit -v 200000; ./worldgen --size 4096 -q");
     CHECK(c.status == 1, "status %d: %s", c.status, c.err);
     CHECK(strstr(c.err, "out of memory") || strstr(c.err, "needs "), "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* The default backend is the fastest here (--mesh auto): one row, whatever
+ * it is, and the same fields as scalar's (the height map is identical). */
+WG_TEST(cli_default_backend_is_auto_with_scalars_fields)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "./worldgen --size 70 -q --no-image --json - | jq -r '.backends | length' && "
+             "./worldgen --size 70 -q --no-image --heightmap a.pfm --watermap aw.pfm && "
+             "./worldgen --size 70 -q --no-image --mesh scalar --heightmap b.pfm "
+             "--watermap bw.pfm && cmp a.pfm b.pfm && cmp aw.pfm bw.pfm && echo same");
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strcmp(c.out, "1\nsame\n") == 0, "status %d: %s %s",
+          c.status, c.out, c.err);
     wg_cli_free(&c);
 }
