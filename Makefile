@@ -5,8 +5,15 @@
 #   make run      build and make the default world
 #   make test     build and run the test suite (SAN=1: with ASan and UBSan)
 #   make clean    remove what the build made
+#
+# 'make deps run' (or deps with any other goal) installs first and then
+# builds with what it installed.  The build follows its configuration: the
+# libraries found here (build/config.mk) and the compiler and flags
+# (build/obj/flags, build/san/flags).  When one changes, what it affects is
+# rebuilt; nothing built under another configuration is reused.
 
 VERSION := 0.1.0
+.DEFAULT_GOAL := all
 
 CC      ?= cc
 OPT     ?= -O2
@@ -52,22 +59,62 @@ FLAVOUR := plain
 endif
 $(shell mkdir -p build; [ "$$(cat build/flavour 2>/dev/null)" = "$(FLAVOUR)" ] || echo $(FLAVOUR) > build/flavour)
 
-PKGS := libpng zlib
-HAVE_VULKAN := $(shell pkg-config --exists vulkan && command -v glslc >/dev/null && echo 1)
-HAVE_SDL2   := $(shell pkg-config --exists sdl2 && echo 1)
+# The libraries found here: build/config.mk sets HAVE_VULKAN (vulkan.pc and
+# glslc), HAVE_SDL2 and the pkg-config flags.  A rule finds them, not a
+# $(shell) while make reads this file: in 'make deps run' that reading
+# happens before deps has installed anything.  The rule runs on every make
+# (FORCE), after deps-install when deps is a goal, and rewrites the file only
+# when what it found changed; GNU make re-reads its makefiles when an
+# included one was rewritten, so the goals are then built with the new
+# answer.  Not under -n, which would otherwise install the packages (make
+# runs what remakes an included makefile even then).  Goals that build
+# nothing (clean, deps alone) skip it.
+ifneq ($(filter-out clean deps deps-install,$(or $(MAKECMDGOALS),all)),)
+-include build/config.mk
+endif
+build/config.mk: FORCE $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(if $(filter deps,$(MAKECMDGOALS)),deps-install))
+	@mkdir -p $(dir $@)
+	@vk=; sdl=; pkgs="libpng zlib"; say="without Vulkan (make deps installs libvulkan-dev and glslc)"; \
+	if pkg-config --exists vulkan 2>/dev/null && command -v glslc >/dev/null; then \
+	  vk=1; pkgs="$$pkgs vulkan"; say="with Vulkan"; fi; \
+	if pkg-config --exists sdl2 2>/dev/null; then sdl=1; say="$$say, with SDL2"; fi; \
+	{ echo "# What the Makefile found here (made by its build/config.mk rule)."; \
+	  echo "HAVE_VULKAN := $$vk"; \
+	  echo "HAVE_SDL2 := $$sdl"; \
+	  echo "PKG_CFLAGS := $$(pkg-config --cflags $$pkgs)"; \
+	  echo "PKG_LIBS := $$(pkg-config --libs $$pkgs)"; \
+	  echo "SDL2_CFLAGS := $${sdl:+$$(pkg-config --cflags sdl2)}"; } > $@.new || exit 1; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; \
+	  echo "config: building $$say"; \
+	fi
+
 ifeq ($(HAVE_VULKAN),1)
-PKGS   += vulkan
 CFLAGS += -DWG_HAVE_VULKAN
 endif
-CFLAGS += $(shell pkg-config --cflags $(PKGS))
-LDLIBS += $(shell pkg-config --libs $(PKGS))
+CFLAGS += $(PKG_CFLAGS)
+LDLIBS += $(PKG_LIBS)
 # SDL2: its headers at build time; the library is dlopen()ed by --show
 # alone (render/window.c says why).
 ifeq ($(HAVE_SDL2),1)
-SDL_CFLAGS := -DWG_HAVE_SDL2 $(shell pkg-config --cflags sdl2)
+SDL_CFLAGS := -DWG_HAVE_SDL2 $(SDL2_CFLAGS)
 CFLAGS += $(SDL_CFLAGS)
 LDLIBS += -ldl
 endif
+
+# The compiler and every flag an object or a link is made with, recorded in
+# $(B)/flags: every object and both programs depend on it, and it is
+# rewritten when what make is about to build with differs from it, so a new
+# compiler, OPT=, CFLAGS=, OPENMP= or a library found (or lost) rebuilds
+# the objects and relinks ./worldgen and tests/run.  Left alone otherwise,
+# so that a make with nothing to do does nothing.
+BUILD_FLAGS := $(shell $(CC) --version 2>/dev/null | head -n 1) | $(CC) $(CFLAGS) | \
+               $(FIELD_CFLAGS) | $(OPENMP) | $(LDFLAGS) | $(LDLIBS)
+ifneq ($(file <$(B)/flags),$(BUILD_FLAGS))
+$(B)/flags: FORCE
+endif
+$(B)/flags:
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '$(subst ','\'',$(BUILD_FLAGS))' > $@
 
 LIB_SRC   := $(sort $(wildcard backends/*.c render/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
@@ -83,26 +130,26 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq
 
-.PHONY: all deps run test clean bench fuzz valgrind
+.PHONY: all deps deps-install run test clean bench fuzz valgrind FORCE
 # Keep generated files (the embedded shaders) that make would delete as intermediates.
 .SECONDARY:
 all: worldgen
 
-worldgen: $(B)/worldgen.o $(LIB_OBJ) build/flavour
+worldgen: $(B)/worldgen.o $(LIB_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
-$(B)/%.o: %.c Makefile | $(SPV_INC)
+$(B)/%.o: %.c Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(B)/backends/%.o: backends/%.c Makefile | $(SPV_INC)
+$(B)/backends/%.o: backends/%.c Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) -c -o $@ $<
 
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)
 
-$(B)/backends/openmp.o: backends/openmp.c Makefile | $(SPV_INC)
+$(B)/backends/openmp.o: backends/openmp.c Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FIELD_CFLAGS) $(OPENMP) -c -o $@ $<
 
@@ -117,11 +164,11 @@ build/tests/list.inc: $(TEST_SRC)
 	@mkdir -p $(dir $@)
 	sed -n 's/^WG_TEST(\([a-z0-9_]*\)).*/X(\1)/p' $(TEST_SRC) > $@
 
-$(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile | $(SPV_INC)
+$(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour
+tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 # Under SAN=1, LeakSanitizer skips what the libraries keep (tests/lsan.supp).
@@ -159,16 +206,20 @@ valgrind: worldgen
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
                -I. -Ibuild -Wno-pass-failed -fsanitize=fuzzer,address,undefined $(filter -DWG_HAVE_%,$(CFLAGS))
-build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c worldgen.c $(LIB_SRC) $(SPV_INC)
+build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c worldgen.c $(LIB_SRC) $(SPV_INC) Makefile build/config.mk
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -ffp-contract=off -fopenmp -o $@ tests/fuzz/fuzz_options.c \
-	    $(LIB_SRC) $(shell pkg-config --cflags $(PKGS)) $(SDL_CFLAGS) $(LDLIBS)
+	    $(LIB_SRC) $(PKG_CFLAGS) $(SDL_CFLAGS) $(LDLIBS)
 
 fuzz: build/fuzz/fuzz_options
 	build/fuzz/fuzz_options -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
 	    -close_fd_mask=2 -print_final_stats=1 tests/fuzz/corpus
 
-deps:
+# deps-install does the work, so that build/config.mk can come after it
+# (see there) without make then saying 'Nothing to be done for deps'.
+deps: deps-install
+	@:
+deps-install:
 	@missing=$$(for p in $(DEBS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 	  grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; else \

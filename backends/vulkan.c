@@ -1336,7 +1336,22 @@ const wg_backend wg_backend_vulkan = {
 #else /* !WG_HAVE_VULKAN */
 
 /* Built without Vulkan: vulkan_device.c has the stand-ins of vulkan.h, and
- * registry.c lists no wg_backend_vulkan. */
-typedef int vulkan_unbuilt; /* ISO C wants something in a file */
+ * the backend is a stand-in whose probe says how to get the real one, so
+ * --mesh all shows a skip line for it and --mesh vulkan fails with that
+ * reason.  probe() always fails, so nothing else is ever called. */
+#include "backend.h"
+
+static int vulkan_unbuilt_probe(const wg_job *job, char *err)
+{
+    (void)job;
+    return wg_fail(err, "this worldgen was built without Vulkan: install "
+                   "libvulkan-dev and glslc (make deps) and rebuild (make)");
+}
+
+const wg_backend wg_backend_vulkan = {
+    .name = "vulkan",
+    .summary = "Vulkan compute shaders (not in this build: see make deps)",
+    .probe = vulkan_unbuilt_probe,
+};
 
 #endif

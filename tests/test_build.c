@@ -1,0 +1,209 @@
+/* test_build.c: the build follows its configuration (issue 10).
+ *
+ * In a copy of the source tree (in the runner's scratch folder), as on a
+ * machine where 'make deps' has not yet installed Vulkan: 'make', then
+ * 'make deps worldgen tests/run' in one invocation, in the same folder.
+ * Stand-ins first in PATH play Debian (fake/): dpkg-query says libvulkan-dev
+ * and glslc are missing until apt-get has "installed" them, and until then
+ * pkg-config looks in a folder with every .pc file of this machine but
+ * vulkan.pc.  The Makefile's own detection (build/config.mk) runs on the
+ * real pkg-config and glslc.  The first ./worldgen must show vulkan's skip
+ * line and refuse --mesh vulkan with the way to get it; after deps, the
+ * same make must build with Vulkan: ./worldgen has the backend and tests/run
+ * links (no object of the first configuration reused).  A third make must
+ * find nothing to do.
+ *
+ * Two builds with -j2: 13 to 17 s on the 2-core CI machine.  Skipped
+ * without glslc and libvulkan-dev (nothing to unhide), and under SAN=1 (it
+ * checks the Makefile, which the plain suite already did). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BUILD_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUILD_TEST_SANITIZED 1
+#endif
+#endif
+
+/* Run a shell command made from fmt in the scratch folder, with make's own
+ * variables from the 'make test' that started the runner removed (its
+ * command-line settings such as SAN=1, and a jobserver this process does
+ * not hold). */
+static wg_cli build_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    int n = snprintf(cmd, sizeof cmd,
+                     "unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    va_end(ap);
+    return wg_cli_sh(cmd);
+}
+
+/* The last 'keep' bytes of s, for a failure message. */
+static const char *build_tail(const char *s, size_t keep)
+{
+    size_t len = strlen(s);
+    return len > keep ? s + len - keep : s;
+}
+
+WG_TEST(build_follows_its_configuration)
+{
+#ifdef BUILD_TEST_SANITIZED
+    wg_skip("checks the Makefile, not the code: the plain suite runs it");
+    return;
+#endif
+    wg_cli c = build_sh("command -v glslc && pkg-config --exists vulkan");
+    int have = c.status == 0;
+    wg_cli_free(&c);
+    if (!have) {
+        wg_skip("needs glslc and libvulkan-dev (make deps) to unhide");
+        return;
+    }
+
+    /* The tree without what a build made, and the stand-ins. */
+    c = build_sh(
+        "set -e; mkdir tree pc fake; "
+        "tar -C '%s' --exclude=./.git --exclude=./build --exclude=./worldgen "
+        "    --exclude=./tests/run -cf - . | tar -C tree -xf -; "
+        "for d in $(pkg-config --variable pc_path pkg-config | tr : ' '); do "
+        "  for f in \"$d\"/*.pc; do [ -e \"$f\" ] && ln -sf \"$f\" pc/; done; "
+        "done; rm -f pc/vulkan.pc; "
+        "printf '#!/bin/sh\\n[ -e %%s/installed ] || export PKG_CONFIG_LIBDIR=%%s/pc\\n"
+        "exec %%s \"$@\"\\n' \"$PWD\" \"$PWD\" \"$(command -v pkg-config)\" > fake/pkg-config; "
+        "printf '#!/bin/sh\\ncase \"$3\" in libvulkan-dev|glslc) [ -e %%s/installed ] || exit 1;; esac\\n"
+        "echo install ok installed\\n' \"$PWD\" > fake/dpkg-query; "
+        "printf '#!/bin/sh\\n[ \"$1\" = update ] || touch %%s/installed\\n' \"$PWD\" > fake/apt-get; "
+        "chmod +x fake/*; export PATH=$PWD/fake:$PATH; "
+        "pkg-config --exists libpng zlib; ! pkg-config --exists vulkan",
+        wg_srcdir());
+    int ready = c.status == 0;
+    CHECK(ready, "could not copy the tree or make the stand-ins: %s", c.err);
+    wg_cli_free(&c);
+    if (!ready) /* never 'make deps' without the stand-ins */
+        return;
+#define BUILD_IN_TREE "cd tree && PATH=$PWD/../fake:$PATH "
+
+    /* 1: before deps. */
+    c = build_sh(BUILD_IN_TREE "make -j2 2>&1");
+    CHECK(c.status == 0, "make without Vulkan failed: %s",
+          build_tail(c.out, 3000));
+    CHECK(strstr(c.out, "config: building without Vulkan") != NULL,
+          "no 'without Vulkan' from the configuration: %s",
+          build_tail(c.out, 3000));
+    wg_cli_free(&c);
+    c = build_sh("cd tree && ./worldgen --size 8 --mesh all --no-image 2>&1");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.out);
+    CHECK(strstr(c.out, "skip    vulkan: this worldgen was built without "
+                        "Vulkan") && strstr(c.out, "make deps"),
+          "no skip line saying how to get vulkan: %s", c.out);
+    wg_cli_free(&c);
+    c = build_sh("cd tree && ./worldgen --size 8 --mesh vulkan -q --no-image");
+    CHECK(c.status == 1 && strstr(c.err, "--mesh vulkan: not available here: "
+                                         "this worldgen was built without Vulkan"),
+          "--mesh vulkan: status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+
+    /* 2: deps and the build in one make, in the same build folder. */
+    c = build_sh(BUILD_IN_TREE "make -j2 deps worldgen tests/run 2>&1");
+    CHECK(c.status == 0, "make deps worldgen tests/run failed: %s",
+          build_tail(c.out, 3000));
+    CHECK(strstr(c.out, "deps: installing libvulkan-dev glslc") &&
+          strstr(c.out, "config: building with Vulkan") &&
+          strstr(c.out, "-DWG_HAVE_VULKAN") &&
+          strstr(c.out, "backends/registry.c"),
+          "the objects were not rebuilt with Vulkan after deps: %s",
+          build_tail(c.out, 3000));
+    wg_cli_free(&c);
+    c = build_sh("cd tree && ./worldgen --size 8 --mesh all --no-image 2>&1");
+    CHECK(c.status == 0 && !strstr(c.out, "built without Vulkan"),
+          "status %d: %s", c.status, c.out);
+    wg_cli_free(&c);
+    /* The backend is in; whether it runs depends on a device, which is
+     * test_vulkan.c's business. */
+    c = build_sh("cd tree && ./worldgen --size 8 --mesh vulkan -q --no-image");
+    CHECK(c.status == 0 || (c.status == 1 && !strstr(c.err, "built without")),
+          "--mesh vulkan: status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = build_sh("cd tree && tests/run no-test-has-this-name");
+    CHECK(c.status == 0 && strstr(c.out, "0 passed, 0 failed"),
+          "tests/run: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+
+    /* 3: nothing changed, nothing to do. */
+    c = build_sh(BUILD_IN_TREE "make -j2 worldgen tests/run 2>&1");
+    CHECK(c.status == 0 && !strstr(c.out, " -c ") && !strstr(c.out, " -o ") &&
+          !strstr(c.out, "config:"),
+          "a make with nothing changed rebuilt: %s", build_tail(c.out, 3000));
+    wg_cli_free(&c);
+#undef BUILD_IN_TREE
+}
+
+/* The next command of a script or a ```sh block from *p on, without its
+ * comment and trailing blanks, into out[len]: skips blank and comment
+ * lines, and the shell's own set-up (set, cd, export).  0 at the end (or
+ * at a closing ```). */
+static int build_next_command(const char **p, char *out, size_t len)
+{
+    while (**p) {
+        const char *line = *p, *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        *p = *end ? end + 1 : end;
+        while (line < end && (*line == ' ' || *line == '\t'))
+            line++;
+        if (strncmp(line, "```", 3) == 0)
+            return 0;
+        const char *hash = memchr(line, '#', (size_t)(end - line));
+        if (hash)
+            end = hash;
+        while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        size_t n = (size_t)(end - line);
+        if (n == 0 || strncmp(line, "set ", 4) == 0 ||
+            strncmp(line, "cd ", 3) == 0 || strncmp(line, "export ", 7) == 0)
+            continue;
+        snprintf(out, len, "%.*s", (int)n, line);
+        return 1;
+    }
+    return 0;
+}
+
+/* CI runs what the README tells a new user to, first and as written: the
+ * commands of README.md's first sh block begin .ci/run. */
+WG_TEST(build_ci_starts_with_the_readme_commands)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/README.md", wg_srcdir());
+    char *readme = wg_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/.ci/run", wg_srcdir());
+    char *ci = wg_read_file(path, NULL);
+    CHECK(readme && ci, "cannot read README.md or .ci/run");
+    const char *block = readme ? strstr(readme, "```sh\n") : NULL;
+    CHECK(block != NULL, "README.md has no sh block");
+    if (!block || !ci) {
+        free(readme);
+        free(ci);
+        return;
+    }
+    const char *r = block + 6, *c = ci;
+    char want[256], got[256];
+    int n = 0;
+    while (build_next_command(&r, want, sizeof want)) {
+        n++;
+        int have = build_next_command(&c, got, sizeof got);
+        CHECK(have && strcmp(got, want) == 0,
+              "README command %d is '%s', .ci/run has '%s'", n, want,
+              have ? got : "(nothing)");
+    }
+    CHECK(n >= 2, "README's first sh block has %d commands", n);
+    free(readme);
+    free(ci);
+}
