@@ -135,7 +135,10 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
 .SECONDARY:
 all: worldgen
 
-worldgen: $(B)/worldgen.o $(LIB_OBJ) build/flavour $(B)/flags
+# Sanitized builds link tests/san/keep_drivers.c into worldgen too: it keeps
+# the Vulkan driver loaded until LeakSanitizer's exit check (the file says why).
+SAN_OBJ := $(if $(filter 1,$(SAN)),$(B)/tests/san/keep_drivers.o)
+worldgen: $(B)/worldgen.o $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(B)/%.o: %.c Makefile $(B)/flags | $(SPV_INC)

@@ -212,13 +212,16 @@ static void vk_test_against_scalar(uint32_t size, uint32_t octaves,
 static void vk_test_hydraulic(uint32_t size, const uint32_t *steps,
                               size_t n_steps, uint32_t passes, uint64_t seed)
 {
+    /* Each step count with one of the sea levels in turn, so that every
+     * size meets all three (every combination tripled the suite's Vulkan
+     * time, most of it creating devices, under the sanitizers). */
     static const float sea[] = {0.0f, 0.25f, 0.6f};
-    for (size_t i = 0; i < n_steps; i++)
-        for (size_t s = 0; s < sizeof sea / sizeof sea[0]; s++) {
-            wg_world w = {.size = size, .octaves = 6, .passes = passes,
-                          .steps = steps[i], .sea = sea[s], .seed = seed};
-            vk_test_world_against_scalar(&w);
-        }
+    for (size_t i = 0; i < n_steps; i++) {
+        wg_world w = {.size = size, .octaves = 6, .passes = passes,
+                      .steps = steps[i], .sea = sea[(i + size) % 3],
+                      .seed = seed};
+        vk_test_world_against_scalar(&w);
+    }
 }
 
 /* The step counts of the hydraulic tests: none, both parities of the
@@ -615,8 +618,10 @@ WG_TEST(vulkan_hydraulic_parity)
     if (!vk_test_available())
         return;
     static const char *kernel[] = {"single", "blocked"};
+    /* Both parities of the erosion's ping-pong against both of the
+     * hydraulic stage's, and step counts around a chunk of 32. */
     static const uint32_t passes[] = {0, 1, 5};
-    static const uint32_t steps[] = {0, 1, 2, 3, 32, 33, 64};
+    static const uint32_t steps[] = {0, 1, 2, 33, 64};
     for (int k = 0; k < 2; k++) {
         setenv("WORLDGEN_VK_EROSION", kernel[k], 1);
         for (size_t p = 0; p < sizeof passes / sizeof passes[0]; p++)
