@@ -383,6 +383,7 @@ static int parse_args(int argc, char **argv, settings *s)
             break;
         case OPT_SEA_LEVEL:
             rc = parse_float("sea-level", optarg, 0, 1, &s->world.sea);
+            s->world.sea += 0.0f; /* "-0" is the sea level 0 (SPEC.md) */
             break;
         case OPT_WATERMAP:
             s->watermap = optarg;
