@@ -121,7 +121,7 @@ def hmax(a, b): return b if a < b else a
 
 def hydraulic(N, h, steps, sea_str, NB):
     q = f32(512.0 / f32(float(N - 1)))
-    SEA = f32(float(sea_str))
+    SEA = f32(float(sea_str)) + 0.0  # -0 is taken as +0
     GD = hexf('0x1.6a09e6p-1f')
     KF = 0.5
     RAIN = f32(f32(5e-6) * q)
