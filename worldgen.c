@@ -279,6 +279,12 @@ static int parse_float(const char *opt, const char *val, double min,
 {
     char *end;
     errno = 0;
+    /* strtod also reads hex ("0x20" would be 32) and infinities: a number
+     * option takes decimal alone. */
+    const char *digits = val + (val[0] == '-' || val[0] == '+');
+    if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+        return usage_error("--%s: '%s' is not a decimal number (valid: "
+                           "%g..%g)", opt, val, min, max);
     double v = strtod(val, &end);
     /* strtod skips leading space and reads "nan" and "inf" as numbers. */
     if (end == val || *end || val[0] == ' ' || val[0] == '\t' ||
@@ -432,6 +438,9 @@ static int parse_args(int argc, char **argv, settings *s)
             return 0;
         }
         case OPT_JSON:
+            if (optarg[0] == '\0') /* refused now, not after the world */
+                return usage_error("--json: '' is not a file name ('-' is "
+                                   "standard output)");
             s->json = optarg;
             break;
         case OPT_HISTOGRAM:

@@ -59,7 +59,13 @@ typedef struct openmp_ctx {
 static int openmp_threads(const wg_job *job)
 {
 #ifdef _OPENMP
-    return job->threads > 0 ? job->threads : omp_get_max_threads();
+    if (job->threads > 0)
+        return job->threads;
+    /* OMP_NUM_THREADS is the user's, unchecked by libgomp: 65536 of them
+     * crashed a run (each thread's stack).  Beyond the cores there is
+     * nothing to gain, so the default is at most the cores online. */
+    int t = omp_get_max_threads(), cores = omp_get_num_procs();
+    return t < 1 ? 1 : t > cores ? cores : t;
 #else
     (void)job;
     return 1;

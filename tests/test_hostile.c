@@ -97,9 +97,9 @@ WG_TEST(hostile_both_outputs_on_stdout_conflict)
 WG_TEST(hostile_every_numeric_option_every_bad_value)
 {
     static const char *const options[] = {
-        "size", "seed", "octaves", "erosion", "threads", "width", "height",
-        "aa", "azimuth", "elevation", "distance", "fov", "look",
-        "sun-azimuth", "sun-elevation",
+        "size", "seed", "octaves", "erosion", "hydraulic", "sea-level",
+        "threads", "width", "height", "aa", "azimuth", "elevation",
+        "distance", "fov", "look", "sun-azimuth", "sun-elevation",
     };
     /* One of each kind: empty, junk after digits, spaces, NaN and
      * infinities, overflow both ways, a bare prefix, a locale comma, a
@@ -163,4 +163,45 @@ WG_TEST(hostile_range_edges)
             wg_cli_free(&c);
         }
     }
+}
+
+/* strtod reads hex and binary exponents: a decimal option must not
+ * ("--fov 0x20" was 32). */
+WG_TEST(hostile_decimal_options_refuse_hex)
+{
+    static const char *const options[] = {
+        "sea-level", "azimuth", "elevation", "distance", "fov", "look",
+        "sun-azimuth", "sun-elevation",
+    };
+    static const char *const values[] = {"0x20", "0X1", "0x1p3", "0x.8"};
+    for (size_t o = 0; o < sizeof options / sizeof options[0]; o++)
+        for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+            char opt[40], want[160];
+            snprintf(opt, sizeof opt, "--%s", options[o]);
+            snprintf(want, sizeof want, "--%s: '%s' is not a decimal number",
+                     options[o], values[v]);
+            const char *argv[] = {opt, values[v], "--no-image", NULL};
+            wg_cli c = wg_cli_run(argv);
+            CHECK(c.status == 2 && strstr(c.err, want), "%s %s: status %d, %s",
+                  opt, values[v], c.status, c.err);
+            wg_cli_free(&c);
+        }
+}
+
+/* An empty --json is refused before any world is made (it used to fail
+ * after), and the OpenMP runtime's own variable is not trusted: 65536
+ * threads crashed a run. */
+WG_TEST(hostile_late_and_environment_values)
+{
+    const char *argv[] = {"--json", "", "--size", "4096", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 2 && strstr(c.err, "--json: '' is not a file name"),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("OMP_NUM_THREADS=65536 ./worldgen --size 64 --mesh openmp "
+                  "--hydraulic 3 -q --no-image --heightmap a.pfm && "
+                  "./worldgen --size 64 --mesh scalar --hydraulic 3 -q "
+                  "--no-image --heightmap b.pfm && cmp a.pfm b.pfm");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
 }
