@@ -472,8 +472,12 @@ fail:
 
 /* ----------------------------------------------------------------- buffers */
 
-/* Make the host's writes to a mapped buffer visible to the device. */
-int vulkan_buf_flush(vulkan_dev *d, const vulkan_buf *b, char *err)
+/* Flush or invalidate the whole of a mapped buffer, unless its memory is
+ * coherent (the parameter is named for VK_CHECK's message). */
+static int
+vulkan_buf_sync(vulkan_dev *d, const vulkan_buf *b,
+                PFN_vkFlushMappedMemoryRanges vkFlushOrInvalidateMappedMemoryRanges,
+                char *err)
 {
     if (b->coherent)
         return 0;
@@ -482,26 +486,22 @@ int vulkan_buf_flush(vulkan_dev *d, const vulkan_buf *b, char *err)
         .memory = b->mem,
         .size = VK_WHOLE_SIZE,
     };
-    VK_CHECK(vkFlushMappedMemoryRanges(d->device, 1, &range));
+    VK_CHECK(vkFlushOrInvalidateMappedMemoryRanges(d->device, 1, &range));
     return 0;
 fail:
     return -1;
 }
 
+/* Make the host's writes to a mapped buffer visible to the device. */
+int vulkan_buf_flush(vulkan_dev *d, const vulkan_buf *b, char *err)
+{
+    return vulkan_buf_sync(d, b, vkFlushMappedMemoryRanges, err);
+}
+
 /* Make the device's writes to a mapped buffer visible to the host. */
 int vulkan_buf_invalidate(vulkan_dev *d, const vulkan_buf *b, char *err)
 {
-    if (b->coherent)
-        return 0;
-    VkMappedMemoryRange range = {
-        .sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-        .memory = b->mem,
-        .size = VK_WHOLE_SIZE,
-    };
-    VK_CHECK(vkInvalidateMappedMemoryRanges(d->device, 1, &range));
-    return 0;
-fail:
-    return -1;
+    return vulkan_buf_sync(d, b, vkInvalidateMappedMemoryRanges, err);
 }
 
 /* A memory type allowed by 'bits' with all of 'want'; -1 if none. */
