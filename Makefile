@@ -43,7 +43,13 @@ FIELD_CFLAGS := -O3 -fopenmp-simd -fno-tree-pre -ffp-contract=off -fno-math-errn
 # with it brings in libgomp.  OPENMP= (empty) builds without: the backend then
 # says it is not available.
 OPENMP  ?= -fopenmp
-LDFLAGS += $(OPENMP)
+# libgomp is linked in statically, so that its constructor (which reads
+# OMP_WAIT_POLICY once) runs after openmp.c's, which sets worldgen's default
+# wait policy (openmp.c says why); a shared libgomp initialises before any
+# code of the executable can run.
+comma := ,
+OPENMP_LIBS := $(if $(OPENMP),-Wl$(comma)--push-state$(comma)-Bstatic -lgomp -Wl$(comma)--pop-state)
+LDLIBS_LINK = $(OPENMP_LIBS) $(LDLIBS)
 
 # SAN=1: AddressSanitizer and UndefinedBehaviorSanitizer.  Sanitized objects
 # live in their own folder; build/flavour records which kind ./worldgen and
@@ -108,7 +114,7 @@ endif
 # the objects and relinks ./worldgen and tests/run.  Left alone otherwise,
 # so that a make with nothing to do does nothing.
 BUILD_FLAGS := $(shell $(CC) --version 2>/dev/null | head -n 1) | $(CC) $(CFLAGS) | \
-               $(FIELD_CFLAGS) | $(OPENMP) | $(LDFLAGS) | $(LDLIBS)
+               $(FIELD_CFLAGS) | $(OPENMP) | $(LDFLAGS) | $(LDLIBS_LINK)
 ifneq ($(file <$(B)/flags),$(BUILD_FLAGS))
 $(B)/flags: FORCE
 endif
@@ -139,7 +145,7 @@ all: worldgen
 # the Vulkan driver loaded until LeakSanitizer's exit check (the file says why).
 SAN_OBJ := $(if $(filter 1,$(SAN)),$(B)/tests/san/keep_drivers.o)
 worldgen: $(B)/worldgen.o $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_LINK)
 
 $(B)/%.o: %.c Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
@@ -172,7 +178,7 @@ $(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile $(B)/flags | $(SPV_INC)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour $(B)/flags
-	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_LINK)
 
 # Under SAN=1, LeakSanitizer skips what the libraries keep (tests/lsan.supp).
 SAN_ENV := $(if $(filter 1,$(SAN)),LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0)

@@ -110,6 +110,12 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
                                      void (*skipped)(const wg_backend *b,
                                                      const char *why));
 
+/* The seconds the scalar backend is expected to take for world 'w', from
+ * its measured costs per cell on the 2-core CI machine: for --mesh auto,
+ * which must not pick a parallel backend where waking it costs more than
+ * the work. */
+double wg_scalar_seconds(const wg_world *w);
+
 /* Run every stage of 'b' on 'job' and read the fields back into 'out'.
  * Returns 0, or -1 with the reason in err; on failure 'out' holds nothing
  * to free.  The device description, if any, is copied to dev[dev_len]. */

@@ -8,8 +8,6 @@
 
 #include "backend.h"
 
-
-
 const wg_backend *const wg_backends[] = {
     &wg_backend_scalar,
     &wg_backend_openmp,
@@ -46,6 +44,16 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
         }
     }
     return best;
+}
+
+double wg_scalar_seconds(const wg_world *w)
+{
+    /* Nanoseconds a cell: 3 an octave, 3 a thermal pass, 40 a hydraulic
+     * step at small sizes (where the rows are too short to vectorise
+     * well), 2 for the normals; scripts/bench.sh -b scalar -t measures
+     * them. */
+    return (double)wg_cells(w->size) *
+           (3.0 * w->octaves + 3.0 * w->passes + 40.0 * w->steps + 2.0) * 1e-9;
 }
 
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
