@@ -160,6 +160,7 @@
  * time within 0.3 ms. */
 #ifdef WG_HAVE_VULKAN
 
+#include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -348,6 +349,26 @@ typedef struct vulkan_ctx {
 
 /* ------------------------------------------------------------ the world */
 
+/* Bytes in MiB, for the limits' messages: rounded to 0.01 MiB, so that a
+ * world one row too large does not read "needs 128 MiB, allows 128 MiB". */
+static double vulkan_mib(uint64_t bytes)
+{
+    return (double)bytes / 1048576.0;
+}
+
+/* The largest N whose N*N cells of 'floats' floats each fit in 'limit'
+ * bytes. */
+static uint32_t vulkan_largest_side(uint64_t limit, uint64_t floats)
+{
+    uint64_t cells = limit / (floats * sizeof(float));
+    uint64_t side = (uint64_t)sqrt((double)cells);
+    while (side * side > cells)
+        side--;
+    while ((side + 1) * (side + 1) <= cells)
+        side++;
+    return side > UINT32_MAX ? UINT32_MAX : (uint32_t)side;
+}
+
 /* The workgroup size, the readback strategy and the limits of the world on
  * the chosen device.  -1 with a reason when the world does not fit. */
 static int vulkan_plan(vulkan_ctx *v, char *err)
@@ -408,25 +429,25 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
     if (v->d.max_alloc < limit)
         limit = v->d.max_alloc;
     if (bytes > limit)
-        return wg_fail(err, "vulkan: a %ux%u world needs %llu MiB per field "
-                       "but %s allows %llu MiB per buffer (the largest world "
-                       "it takes is about %ux%u): use a smaller --size or a "
-                       "CPU backend", n, n,
-                       (unsigned long long)(bytes >> 20),
-                       v->d.props.deviceName,
-                       (unsigned long long)(limit >> 20),
-                       (unsigned)sqrt((double)(limit / sizeof(float))),
-                       (unsigned)sqrt((double)(limit / sizeof(float))));
+        return wg_fail(err, "vulkan: a %ux%u world needs %.2f MiB per field "
+                       "but %s allows at most %.2f MiB per buffer (the "
+                       "largest world it takes is %" PRIu32 "x%" PRIu32
+                       "): use a smaller --size or a CPU backend", n, n,
+                       vulkan_mib(bytes), v->d.props.deviceName,
+                       vulkan_mib(limit), vulkan_largest_side(limit, 1),
+                       vulkan_largest_side(limit, 1));
     /* The hydraulic stage's state and routing: four floats a cell, as
      * texels (one allocation each) or storage buffers. */
     uint64_t packed = 4 * bytes, plimit = v->texels ? v->d.max_alloc : limit;
     if (v->job->world.steps > 0 && packed > plimit)
         return wg_fail(err, "vulkan: the hydraulic stage of a %ux%u world "
-                       "needs %llu MiB per buffer but %s allows %llu MiB: "
-                       "use a smaller --size, --hydraulic 0 or a CPU "
-                       "backend", n, n, (unsigned long long)(packed >> 20),
-                       v->d.props.deviceName,
-                       (unsigned long long)(plimit >> 20));
+                       "needs %.2f MiB per buffer but %s allows at most %.2f "
+                       "MiB (the largest world it takes with the hydraulic "
+                       "stage is %" PRIu32 "x%" PRIu32 "): use a smaller "
+                       "--size, --hydraulic 0 or a CPU backend", n, n,
+                       vulkan_mib(packed), v->d.props.deviceName,
+                       vulkan_mib(plimit), vulkan_largest_side(plimit, 4),
+                       vulkan_largest_side(plimit, 4));
     uint64_t groups = (n + v->wg_x - 1) / v->wg_x;
     if (groups > lim->maxComputeWorkGroupCount[0] ||
         groups > lim->maxComputeWorkGroupCount[1])
@@ -978,18 +999,21 @@ static int vulkan_probe(const wg_job *job, char *err)
 }
 
 /* For --mesh auto: a real GPU wins from the reference chapter's crossover
- * (about 100 cells a side) up; a CPU implementation such as lavapipe runs
- * the same two cores as openmp, slower, so it ranks between scalar and
- * openmp. */
+ * (about 100 cells a side, a few ms of scalar work) up.  A CPU
+ * implementation such as lavapipe runs on the same cores as openmp and is
+ * slower than scalar itself (the default 512 world: 5.6 s against 4.0 s on
+ * the 2-core CI machine), so auto never picks it. */
 static int vulkan_auto_rank(const wg_job *job)
 {
+    if (wg_scalar_seconds(&job->world) < 3e-3)
+        return 0;
     char err[WG_ERR_LEN];
     vulkan_ctx *v = vulkan_start(job, err);
     if (!v)
         return 0;
     int gpu = v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vulkan_close(v);
-    return gpu && job->world.size >= 128 ? 100 : 2;
+    return gpu ? 100 : 0;
 }
 
 static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
