@@ -51,7 +51,7 @@
  * thin the forest, and grain about 0.04 units across that varies the
  * colour a little. */
 #define MAT_PATCH 6.5f
-#define MAT_GRAIN 24.0f
+#define MAT_GRAIN WG_MATERIAL_GRAIN
 
 /* The lattice value at (i, j), in [-1, 1]: seed 000's hash of the point
  * with one of its two mixing rounds, enough for a colour.  (A 64 KiB table

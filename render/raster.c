@@ -10,13 +10,19 @@
  * a front face has negative area (y runs down the screen; camera.c).  That
  * one sign decides the cull, and the same sign orders the vertices for the
  * coverage test, so the test can never disagree with the cull.  The block is
- * closed (surface, skirts and floor), so from any camera every sample a back
- * face covers is covered nearer by a front face: --no-cull draws the back
- * faces and the Z-buffer throws all of them away again, and the picture is
- * byte-identical (tests/test_render.c checks it, from below the horizon
- * too).  On a depth tie the key prefers the front face, so even a sample
- * exactly on a silhouette edge, where the front and the back face meet at
- * one depth, goes to the face the cull keeps.
+ * closed (surface, skirts and floor), so from any camera outside it every
+ * sample a back face covers is covered nearer by a front face: --no-cull
+ * draws the back faces and the Z-buffer throws all of them away again, and
+ * the picture is byte-identical (tests/test_render.c checks it, from below
+ * the horizon too).  On a depth tie the key prefers the front face, so
+ * even a sample exactly on a silhouette edge, where the front and the back
+ * face meet at one depth, goes to the face the cull keeps.
+ *
+ * A triangle that crosses the near plane or the guard band is clipped,
+ * each edge cut from the same end whichever triangle walks it, and a cut
+ * point that rounds to a hair nearer than the near plane is put back on it:
+ * the clipped triangle then meets its neighbours exactly (dropping it left
+ * the sky showing between the floor and a skirt from close cameras).
  *
  * A triangle is rejected by its box of sample centres first (at --size 4096
  * most fall between samples), then by its area; the swap that orders a front
@@ -351,9 +357,15 @@ static int raster_clipped(const wg_target *t, const wg_eye *v,
         return 0;
     wg_svert s[9];
     for (int i = 0; i < cnt; i++) {
-        s[i] = raster_snap(v, poly[cur][i]);
+        /* A point cut on the near plane can round to a hair nearer;
+         * dropping the triangle for that opened a crack along the cut
+         * (sky between the floor and a skirt from close cameras).  The
+         * original vertices kept here are all at or beyond the plane. */
+        float *c = poly[cur][i];
+        c[2] = c[2] < v->near ? v->near : c[2];
+        s[i] = raster_snap(v, c);
         if (s[i].x == RASTER_OUT)
-            return 0; /* rounding at the very edge of the band: too thin */
+            return 0; /* NaN from a degenerate cut: nothing to draw */
     }
     int drawn = 0;
     for (int i = 1; i + 1 < cnt; i++)
@@ -416,12 +428,22 @@ static int raster_box(const wg_eye *v, const float lo[3], const float hi[3],
     return 1;
 }
 
+/* Surface squares per side. */
+static uint32_t raster_runs(uint32_t n)
+{
+    return (n - 2) / WG_PIECE_CELLS + 1;
+}
+
+size_t wg_plan_bytes(uint32_t n)
+{
+    size_t runs = raster_runs(n);
+    return (runs * runs + 8 * runs) * sizeof(wg_piece);
+}
+
 int wg_plan_make(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
 {
-    uint32_t runs = (n - 2) / WG_PIECE_CELLS + 1; /* per side */
     pl->count = 0;
-    pl->pieces = malloc(((size_t)runs * runs + 8 * (size_t)runs) *
-                        sizeof *pl->pieces);
+    pl->pieces = wg_render_alloc(wg_plan_bytes(n));
     if (!pl->pieces)
         return -1;
     float sp = wg_block_spacing(n);
@@ -480,7 +502,7 @@ int wg_plan_make(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
 
 void wg_plan_free(wg_plan *pl)
 {
-    free(pl->pieces);
+    wg_render_free(pl->pieces);
     pl->pieces = NULL;
     pl->count = 0;
 }

@@ -1,7 +1,9 @@
 /* render.c: one picture of a world: the surface of its ground and water,
  * the visibility buffer (raster.c), the sun's shadows and the shading
- * (shade.c), with the timing. */
+ * (shade.c), or the map (shade.c), with the timing, the threads, and the
+ * count of the memory it takes. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,55 @@ void wg_image_free(wg_image *img)
 {
     free(img->rgb);
     img->rgb = NULL;
+}
+
+static const char *const render_views[] = {"orbit", "map"};
+
+const char *wg_render_view_name(wg_render_view v)
+{
+    return (unsigned)v < 2 ? render_views[v] : "?";
+}
+
+int wg_render_view_parse(const char *s, wg_render_view *out)
+{
+    for (int i = 0; i < 2; i++)
+        if (strcmp(s, render_views[i]) == 0) {
+            *out = (wg_render_view)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* The bytes the calling thread holds through wg_render_alloc, and the most
+ * it held since a render last reset the mark.  Per thread: a render
+ * allocates only on its caller's thread (its workers allocate nothing), so
+ * renders on several threads at once count apart. */
+static _Thread_local size_t render_held, render_mark;
+
+/* Each block carries its size in front, in a max_align_t so the bytes
+ * handed out stay aligned for anything. */
+void *wg_render_alloc(size_t bytes)
+{
+    if (bytes > SIZE_MAX - sizeof(max_align_t))
+        return NULL;
+    max_align_t *b = malloc(sizeof *b + bytes);
+    if (!b)
+        return NULL;
+    memcpy(b, &bytes, sizeof bytes);
+    render_held += bytes;
+    render_mark = render_held > render_mark ? render_held : render_mark;
+    return b + 1;
+}
+
+void wg_render_free(void *p)
+{
+    if (!p)
+        return;
+    max_align_t *b = (max_align_t *)p - 1;
+    size_t bytes;
+    memcpy(&bytes, b, sizeof bytes);
+    render_held -= bytes;
+    free(b);
 }
 
 typedef struct render_part_arg {
@@ -82,9 +133,11 @@ typedef struct render_job {
     const float *top;
     const wg_plan *plan;
     const wg_shader *shader;
+    const wg_palette *pal; /* the map's */
+    const uint8_t *lit;    /* the map's */
     wg_image *img;
     uint32_t aa, parts, strips;
-    int cull;
+    int cull, map;
     uint64_t *keys[WG_THREADS_MAX];
     uint64_t drawn[WG_THREADS_MAX];
     double raster[WG_THREADS_MAX];
@@ -97,6 +150,11 @@ static void render_part(void *arg, uint32_t part)
         uint32_t py0 = k * RENDER_STRIP;
         uint32_t py1 = py0 + RENDER_STRIP < j->img->h ? py0 + RENDER_STRIP
                                                       : j->img->h;
+        if (j->map) {
+            wg_map_rows(j->pal, j->f, j->top, j->lit, j->aa, py0, py1,
+                        j->img);
+            continue;
+        }
         wg_target t = {.keys = j->keys[part], .w = j->eye->w, .h = j->eye->h,
                        .y0 = py0 * j->aa, .y1 = py1 * j->aa};
         double t0 = wg_now();
@@ -177,29 +235,74 @@ static void render_top_part(void *arg, uint32_t part)
     }
 }
 
+/* How many threads share the strips: as many as asked (0: one per CPU),
+ * but never more than there are CPUs or strips.  A thread beyond either
+ * would only take its strip's keys (64 MiB at 16384 wide --aa 4) and a
+ * start, and run in turn with the others. */
+static uint32_t render_parts(const wg_render_opts *o, uint32_t strips)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t cores = cpus < 1 ? 1 : cpus > WG_THREADS_MAX ? WG_THREADS_MAX
+                                                         : (uint32_t)cpus;
+    uint32_t parts = o->threads ? o->threads : cores;
+    parts = parts > cores ? cores : parts;
+    parts = parts > strips ? strips : parts;
+    return parts ? parts : 1;
+}
+
+static uint32_t render_strips(const wg_render_opts *o)
+{
+    return (o->height + RENDER_STRIP - 1) / RENDER_STRIP;
+}
+
+/* One thread's keys: a strip of sample rows. */
+static size_t render_keys_bytes(const wg_render_opts *o)
+{
+    return (size_t)RENDER_STRIP * o->aa * o->width * o->aa * sizeof(uint64_t);
+}
+
+/* wg_render's allocations, in its order: the picture, the sun's share and
+ * the surface, the keys and the plan (not for a map), then for a while
+ * wg_shadow_sweep's two lines, then the shader (not for a map). */
+double wg_render_memory(const wg_render_opts *o, uint32_t n)
+{
+    double held = (double)o->width * o->height * 3 +
+                  (double)wg_cells(n) * (1 + sizeof(float));
+    double sweep = 2.0 * n * sizeof(float);
+    if (o->view == WG_VIEW_MAP)
+        return held + sweep;
+    held += (double)render_parts(o, render_strips(o)) *
+                (double)render_keys_bytes(o) +
+            (double)wg_plan_bytes(n);
+    double shader = (double)wg_shader_bytes(o->width, o->height);
+    return held + (sweep > shader ? sweep : shader);
+}
+
 int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
               wg_image *img, wg_render_stats *rs, char *err)
 {
     double t0 = wg_now();
+    /* The peak is counted from what this thread held before. */
+    size_t before = render_held;
+    render_mark = before;
+    size_t pixels = (size_t)o->width * o->height * 3;
     uint32_t sw = o->width * o->aa, sh = o->height * o->aa;
-    long cpus = o->threads ? (long)o->threads : sysconf(_SC_NPROCESSORS_ONLN);
     render_job j = {.f = f, .img = img, .aa = o->aa, .cull = o->cull,
-                    .strips = (o->height + RENDER_STRIP - 1) / RENDER_STRIP};
-    j.parts = cpus < 1 ? 1 : cpus > WG_THREADS_MAX ? WG_THREADS_MAX
-                                                   : (uint32_t)cpus;
-    j.parts = j.parts > j.strips ? j.strips : j.parts;
+                    .map = o->view == WG_VIEW_MAP,
+                    .strips = render_strips(o)};
+    j.parts = render_parts(o, j.strips);
     wg_plan plan = {0};
     wg_shader *shader = NULL;
-    uint8_t *lit = malloc(wg_cells(f->n));
-    float *top = malloc(wg_cells(f->n) * sizeof *top);
+    uint8_t *lit = wg_render_alloc(wg_cells(f->n));
+    float *top = wg_render_alloc(wg_cells(f->n) * sizeof *top);
     img->w = o->width;
     img->h = o->height;
-    img->rgb = malloc((size_t)o->width * o->height * 3);
+    /* malloc: the caller frees it with wg_image_free(). */
+    img->rgb = malloc(pixels);
     memset(rs, 0, sizeof *rs);
     int ok = lit && top && img->rgb;
-    for (uint32_t t = 0; ok && t < j.parts; t++)
-        ok = (j.keys[t] = malloc((size_t)RENDER_STRIP * o->aa * sw *
-                                 sizeof *j.keys[t])) != NULL;
+    for (uint32_t t = 0; ok && !j.map && t < j.parts; t++)
+        ok = (j.keys[t] = wg_render_alloc(render_keys_bytes(o))) != NULL;
     if (!ok) {
         wg_fail(err, "out of memory for a %ux%u picture", o->width, o->height);
         goto err;
@@ -217,18 +320,21 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     render_top rt = {.f = f, .top = top, .sea = sea, .parts = j.parts};
     wg_parallel(j.parts, render_top_part, &rt);
     j.top = top;
+    j.lit = lit;
+    j.pal = &pal;
     double t1 = wg_now();
-    if (wg_plan_make(&plan, &eye, top, f->n) != 0) {
+    if (!j.map && wg_plan_make(&plan, &eye, top, f->n) != 0) {
         wg_fail(err, "out of memory for the rasteriser");
         goto err;
     }
     double t2 = wg_now();
     if (wg_shadow_sweep(&pal, top, f->n, lit) != 0 ||
-        !(shader = wg_shader_new(&pal, &eye, f, top, lit, o->aa, o->width,
-                                 o->height))) {
+        (!j.map && !(shader = wg_shader_new(&pal, &eye, f, top, lit, o->aa,
+                                            o->width, o->height)))) {
         wg_fail(err, "out of memory for the shading");
         goto err;
     }
+    wg_srgb8(0.0f); /* fill its table before any thread reads it */
     j.plan = &plan;
     j.shader = shader;
     wg_parallel(j.parts, render_part, &j);
@@ -236,30 +342,31 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
 
     /* The threads interleave drawing and shading: rasterise is the plan
      * plus the threads' drawing (their mean: each ran that long while the
-     * others did the same), shade is the rest. */
+     * others did the same), shade is the rest.  A map draws nothing. */
     double raster = 0.0;
     for (uint32_t t = 0; t < j.parts; t++) {
         raster += j.raster[t];
         rs->drawn += j.drawn[t];
     }
-    rs->raster = (t2 - t1) + raster / j.parts;
+    rs->raster = j.map ? 0.0 : (t2 - t1) + raster / j.parts;
     rs->shade = (t3 - t0) - rs->raster;
-    rs->triangles = wg_block_triangles(f->n);
+    rs->triangles = j.map ? 0 : wg_block_triangles(f->n);
     rs->threads = j.parts;
+    rs->memory = (double)(render_mark - before) + (double)pixels;
     for (uint32_t t = 0; t < j.parts; t++)
-        free(j.keys[t]);
+        wg_render_free(j.keys[t]);
     wg_shader_free(shader);
     wg_plan_free(&plan);
-    free(lit);
-    free(top);
+    wg_render_free(lit);
+    wg_render_free(top);
     return 0;
 err:
     for (uint32_t t = 0; t < WG_THREADS_MAX; t++)
-        free(j.keys[t]);
+        wg_render_free(j.keys[t]);
     wg_shader_free(shader);
     wg_plan_free(&plan);
-    free(lit);
-    free(top);
+    wg_render_free(lit);
+    wg_render_free(top);
     wg_image_free(img);
     return -1;
 }
@@ -277,13 +384,20 @@ static void render_num(char *buf, size_t len, float v)
 void wg_render_describe(const wg_render_opts *o, char *buf, size_t len)
 {
     char az[32], el[32], dist[32], fov[32], look[32], saz[32], sel[32];
+    render_num(saz, sizeof saz, o->sun_azimuth);
+    render_num(sel, sizeof sel, o->sun_elevation);
+    if (o->view == WG_VIEW_MAP) {
+        snprintf(buf, len,
+                 "--view map --width %u --height %u --aa %u --sun-azimuth %s "
+                 "--sun-elevation %s",
+                 o->width, o->height, o->aa, saz, sel);
+        return;
+    }
     render_num(az, sizeof az, o->cam.azimuth);
     render_num(el, sizeof el, o->cam.elevation);
     render_num(dist, sizeof dist, o->cam.distance);
     render_num(fov, sizeof fov, o->cam.fov);
     render_num(look, sizeof look, o->cam.look);
-    render_num(saz, sizeof saz, o->sun_azimuth);
-    render_num(sel, sizeof sel, o->sun_elevation);
     snprintf(buf, len,
              "--width %u --height %u --aa %u --azimuth %s --elevation %s "
              "--distance %s --fov %s --look %s --sun-azimuth %s "

@@ -1,5 +1,5 @@
-/* shade.c: light, sky and haze, water, the sun's shadows, and the resolve
- * from visibility-buffer keys to pixels.
+/* shade.c: light, sky and haze, water, the sun's shadows, the resolve
+ * from visibility-buffer keys to pixels, and the map's pixels.
  *
  * All light is added in linear RGB and turned into sRGB once, at the end;
  * the colours below are written in sRGB, as a painter picks them.
@@ -201,7 +201,7 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
         memset(lit, p->sun[1] <= 0.0f ? 0 : 255, cells);
         return 0;
     }
-    float *prev = malloc(2 * (size_t)n * sizeof *prev);
+    float *prev = wg_render_alloc(2 * (size_t)n * sizeof *prev);
     if (!prev)
         return -1;
     float *next = prev + n;
@@ -243,7 +243,7 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
         prev = next;
         next = t;
     }
-    free(prev < next ? prev : next);
+    wg_render_free(prev < next ? prev : next);
     return 0;
 }
 
@@ -262,22 +262,19 @@ typedef struct shade_ctx {
     uint32_t aa;
 } shade_ctx;
 
-/* The fields inside cell (cx, cy) at (u, v) from its corner a, u along x
- * and v along y, on triangle 'half' of it: ground height, water (as shown:
- * the surface less the ground), sediment, unit normal and sunlit fraction,
- * interpolated with the weights the rasteriser's triangles have (g's
- * position is left to the caller).
- * (u, v) is first pulled into that triangle, so a sample the rasteriser
- * gave to a triangle seen edge-on, whose ray meets the plane far away, is
- * still shaded from that triangle and not from some distant slope. */
-static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
-                        int half, float u, float v, wg_ground *g, float *lit)
+/* The three vertices i and weights wt of the point (u, v) of cell (cx,
+ * cy), u along x and v along y from its corner a, on triangle 'half' of
+ * it: the weights the rasteriser's triangles have.  (u, v) is first pulled
+ * into that triangle, so a sample the rasteriser gave to a triangle seen
+ * edge-on, whose ray meets the plane far away, is still shaded from that
+ * triangle and not from some distant slope. */
+static inline void shade_weights(const shade_ctx *c, uint32_t cx, uint32_t cy,
+                                 int half, float u, float v, size_t i[3],
+                                 float wt[3])
 {
     uint32_t n = c->n;
     u = u < 0.0f ? 0.0f : u > 1.0f ? 1.0f : u;
     v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-    size_t i[3];
-    float wt[3];
     size_t a = (size_t)cy * n + cx;
     if (half == 0) { /* (a, c, b): u + v <= 1 */
         float s = u + v;
@@ -292,6 +289,18 @@ static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
         i[0] = a + 1, i[1] = a + n, i[2] = a + n + 1;
         wt[0] = 1.0f - v, wt[1] = 1.0f - u, wt[2] = u + v - 1.0f;
     }
+}
+
+/* The fields at (u, v) of triangle 'half' of cell (cx, cy)
+ * (shade_weights): ground height, water (as shown: the surface less the
+ * ground), sediment, unit normal and sunlit fraction (g's position is left
+ * to the caller). */
+static void shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy,
+                        int half, float u, float v, wg_ground *g, float *lit)
+{
+    size_t i[3];
+    float wt[3];
+    shade_weights(c, cx, cy, half, u, v, i, wt);
     const wg_fields *f = c->f;
     float nx = 0, ny = 0, nz = 0, hh = 0, ww = 0, ss = 0, ll = 0;
     for (int k = 0; k < 3; k++) {
@@ -353,6 +362,31 @@ static wg_rgb shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
     return wg_mix(col, air, amount);
 }
 
+/* How much of water of depth d is drawn over the ground: it fades in over
+ * one more WG_WATER_MIN of depth, so the shoreline is smooth within a
+ * cell, not a pixel staircase. */
+static inline float shade_wet(float d)
+{
+    return wg_smoothstep((d - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
+}
+
+/* The lit colour of the ground g, the sun reaching it by 'lit', seen along
+ * the unit direction 'dir': its material, and where the water is deep
+ * enough, the water over it.  The orbit view and the map share it. */
+static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
+                            const float dir[3])
+{
+    wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, g), g->n, lit);
+    /* The water over it is level (a river's slope is too gentle to show
+     * in its reflection). */
+    float wet = shade_wet(g->water);
+    if (wet > 0.0f) {
+        static const float up[3] = {0.0f, 1.0f, 0.0f};
+        col = wg_mix(col, wg_water(c->p, col, g->water, dir, up, lit), wet);
+    }
+    return col;
+}
+
 /* The colour of triangle id where the ray through sample position (sx, sy)
  * meets its plane. */
 static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
@@ -395,18 +429,7 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         shade_field(c, cx, cy, (int)(id & 1), u, v, &g, &lit);
         g.x = hit[0];
         g.z = hit[2];
-        col = wg_light(c->p, wg_albedo(&c->p->mat, &g), g.n, lit);
-        /* Water over it: fading in over one more WG_WATER_MIN of depth,
-         * so the shoreline is smooth within a cell, not a pixel staircase.
-         * Its surface is level (a river's slope is too gentle to show in
-         * its reflection). */
-        float wet = wg_smoothstep((g.water - WG_WATER_MIN) *
-                                  (1.0f / WG_WATER_MIN));
-        if (wet > 0.0f) {
-            static const float up[3] = {0.0f, 1.0f, 0.0f};
-            col = wg_mix(col, wg_water(c->p, col, g.water, unit, up, lit),
-                         wet);
-        }
+        col = shade_surface(c, &g, lit, unit);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
@@ -462,18 +485,25 @@ typedef struct shade_sky {
     uint32_t gw, gh;
 } shade_sky;
 
+/* The grid's points across and down for a w x h picture. */
+static uint32_t shade_sky_side(uint32_t pixels)
+{
+    return pixels / SHADE_SKY_STEP + 2;
+}
+
 static int shade_sky_make(const shade_ctx *c, uint32_t w, uint32_t h,
                           uint32_t aa, shade_sky *g)
 {
-    g->gw = w / SHADE_SKY_STEP + 2;
-    g->gh = h / SHADE_SKY_STEP + 2;
-    g->at = malloc((size_t)g->gw * g->gh * sizeof *g->at);
-    g->exact = calloc((size_t)g->gw * g->gh, 1);
+    g->gw = shade_sky_side(w);
+    g->gh = shade_sky_side(h);
+    g->at = wg_render_alloc((size_t)g->gw * g->gh * sizeof *g->at);
+    g->exact = wg_render_alloc((size_t)g->gw * g->gh);
     if (!g->at || !g->exact) {
-        free(g->at);
-        free(g->exact);
+        wg_render_free(g->at);
+        wg_render_free(g->exact);
         return -1;
     }
+    memset(g->exact, 0, (size_t)g->gw * g->gh);
     /* The halo (toward^64) is 1% of its peak 10 degrees out: inside 12
      * degrees, evaluate exactly. */
     const float near_sun = 0.978f;
@@ -598,7 +628,7 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
                          const uint8_t *lit, uint32_t aa, uint32_t w,
                          uint32_t h)
 {
-    wg_shader *s = malloc(sizeof *s);
+    wg_shader *s = wg_render_alloc(sizeof *s);
     if (!s)
         return NULL;
     s->c = (shade_ctx){
@@ -610,19 +640,25 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
     s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
     if (shade_sky_make(&s->c, w, h, aa, &s->sky) != 0) {
-        free(s);
+        wg_render_free(s);
         return NULL;
     }
     return s;
+}
+
+size_t wg_shader_bytes(uint32_t w, uint32_t h)
+{
+    size_t points = (size_t)shade_sky_side(w) * shade_sky_side(h);
+    return sizeof(wg_shader) + points * (sizeof(wg_rgb) + 1);
 }
 
 void wg_shader_free(wg_shader *s)
 {
     if (!s)
         return;
-    free(s->sky.at);
-    free(s->sky.exact);
-    free(s);
+    wg_render_free(s->sky.at);
+    wg_render_free(s->sky.exact);
+    wg_render_free(s);
 }
 
 void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
@@ -632,5 +668,107 @@ void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
         uint8_t *out = img->rgb + (size_t)py * img->w * 3;
         for (uint32_t px = 0; px < img->w; px++, out += 3)
             shade_pixel(&s->c, &s->sky, t, px, py, out);
+    }
+}
+
+/* The map: a sample at world (x, z) sees the surface straight down there,
+ * shaded from the triangle and the interpolated fields the orbit view
+ * would use; no haze (nothing lies between) and no sky. */
+static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
+{
+    static const float down[3] = {0.0f, -1.0f, 0.0f};
+    uint32_t cx, cy;
+    float u, v, lit;
+    wg_ground g;
+    shade_cell(c, x, z, &cx, &cy, &u, &v);
+    shade_field(c, cx, cy, u + v > 1.0f, u, v, &g, &lit);
+    g.x = x;
+    g.z = z;
+    return shade_surface(c, &g, lit, down);
+}
+
+/* shade_wet at world (x, z), from the two fields it needs. */
+static float shade_map_wet(const shade_ctx *c, float x, float z)
+{
+    uint32_t cx, cy;
+    float u, v, wt[3], hh = 0.0f, ww = 0.0f;
+    size_t i[3];
+    shade_cell(c, x, z, &cx, &cy, &u, &v);
+    shade_weights(c, cx, cy, u + v > 1.0f, u, v, i, wt);
+    for (int k = 0; k < 3; k++) {
+        hh += c->f->height[i[k]] * wt[k];
+        ww += c->top[i[k]] * wt[k];
+    }
+    return shade_wet(ww - hh);
+}
+
+void wg_map_rows(const wg_palette *p, const wg_fields *f, const float *top,
+                 const uint8_t *lit, uint32_t aa, uint32_t py0, uint32_t py1,
+                 wg_image *img)
+{
+    shade_ctx c = {.p = p, .f = f, .top = top, .lit = lit, .n = f->n,
+                   .sp = wg_block_spacing(f->n),
+                   .inv_sp = (float)(f->n - 1) / 6.0f, .aa = aa};
+    static const uint8_t bg[3] = WG_MAP_BACKGROUND;
+    /* The world's 6 x 6 units fill the centred square of 'side' pixels;
+     * sample k of it (counting from its west or north edge) stands at
+     * -3 + (k + 1/2) * step, computed so that a map at --aa 2 samples
+     * exactly where one twice the size at --aa 1 does. */
+    uint32_t side = img->w < img->h ? img->w : img->h;
+    uint32_t ox = (img->w - side) / 2, oy = (img->h - side) / 2;
+    float step = 6.0f / (float)(side * aa), inv = 1.0f / (float)(aa * aa);
+    /* Across a pixel no wider than half a cell and a quarter of the
+     * materials' finest noise, the fields are planes and the colour is as
+     * smooth but at the water's edge: such a pixel is shaded once, at its
+     * centre, unless its samples are not all dry or all water.  (Every
+     * sample costs a full shading: at --size 512, a 2048x2048 map at --aa
+     * 2 took twice as long without this.) */
+    float pixel = step * (float)aa;
+    int fine = aa > 1 && 2.0f * pixel <= c.sp &&
+               4.0f * WG_MATERIAL_GRAIN * pixel <= 1.0f;
+    for (uint32_t py = py0; py < py1; py++) {
+        uint8_t *out = img->rgb + (size_t)py * img->w * 3;
+        for (uint32_t px = 0; px < img->w; px++, out += 3) {
+            if (px < ox || px - ox >= side || py < oy || py - oy >= side) {
+                memcpy(out, bg, 3);
+                continue;
+            }
+            uint32_t sx = (px - ox) * aa, sz = (py - oy) * aa;
+            if (fine) {
+                float first = -1.0f;
+                int same = 1;
+                for (uint32_t k = 0; k < aa * aa && same; k++) {
+                    float w = shade_map_wet(
+                        &c, -3.0f + ((float)(sx + k % aa) + 0.5f) * step,
+                        -3.0f + ((float)(sz + k / aa) + 0.5f) * step);
+                    same = (w == 0.0f || w == 1.0f) && (!k || w == first);
+                    first = w;
+                }
+                if (same) {
+                    float half = 0.5f * (float)aa;
+                    wg_rgb one = shade_map_sample(
+                        &c, -3.0f + ((float)sx + half) * step,
+                        -3.0f + ((float)sz + half) * step);
+                    out[0] = wg_srgb8(one.r);
+                    out[1] = wg_srgb8(one.g);
+                    out[2] = wg_srgb8(one.b);
+                    continue;
+                }
+            }
+            wg_rgb acc = {0.0f, 0.0f, 0.0f};
+            for (uint32_t j = 0; j < aa; j++) {
+                float z = -3.0f + ((float)(sz + j) + 0.5f) * step;
+                for (uint32_t i = 0; i < aa; i++) {
+                    float x = -3.0f + ((float)(sx + i) + 0.5f) * step;
+                    wg_rgb one = shade_map_sample(&c, x, z);
+                    acc.r += one.r;
+                    acc.g += one.g;
+                    acc.b += one.b;
+                }
+            }
+            out[0] = wg_srgb8(acc.r * inv);
+            out[1] = wg_srgb8(acc.g * inv);
+            out[2] = wg_srgb8(acc.b * inv);
+        }
     }
 }

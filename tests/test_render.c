@@ -2,12 +2,16 @@
  * from above or below the horizon, water included), a watertight coverage
  * rule, materials from local values only, water by depth, angle and sun,
  * shadows, a picture that looks like land with water in it, the PNG and its
- * parameters, and the options' checks. */
+ * parameters, and the options' checks; a block without cracks from random
+ * outside cameras; the map (features where they are, north up, no camera,
+ * --aa, letterboxing, its description); the memory a render takes, and
+ * threads beyond the CPUs and the work. */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "render/render.h"
@@ -701,4 +705,574 @@ WG_TEST(render_bad_values_are_usage_errors)
     wg_cli c = wg_cli_run(ok);
     CHECK(c.status == 0, "%s", c.err);
     wg_cli_free(&c);
+}
+
+/* ---- the block from outside cameras ---- */
+
+/* A small fixed generator, so the cameras are the same on every run. */
+static uint64_t render_rng = 0x9E3779B97F4A7C15u;
+static double render_rand(double lo, double hi)
+{
+    render_rng ^= render_rng << 13;
+    render_rng ^= render_rng >> 7;
+    render_rng ^= render_rng << 17;
+    return lo + (hi - lo) * (double)(render_rng >> 11) * 0x1p-53;
+}
+
+/* Does the ray from e along d meet the box lo..hi at a depth beyond the
+ * near plane (t measured along d, whose camera-space z is 1)? */
+static int render_ray_box(const float e[3], const float d[3], float near,
+                          const float lo[3], const float hi[3])
+{
+    double t0 = near, t1 = INFINITY;
+    for (int i = 0; i < 3; i++) {
+        if (d[i] == 0.0f) {
+            if (e[i] <= lo[i] || e[i] >= hi[i])
+                return 0;
+            continue;
+        }
+        double a = (lo[i] - e[i]) / (double)d[i];
+        double b = (hi[i] - e[i]) / (double)d[i];
+        if (a > b) {
+            double t = a;
+            a = b, b = t;
+        }
+        t0 = a > t0 ? a : t0;
+        t1 = b < t1 ? b : t1;
+    }
+    return t0 < t1;
+}
+
+WG_TEST(render_block_is_watertight_from_outside)
+{
+    /* Many cameras outside the block, close and far, low, level and from
+     * below, through wide and narrow lenses, around small worlds: (a)
+     * --no-cull changes no byte of the picture, and (b) every sample whose
+     * ray (and its four neighbours' rays) passes through the block's core
+     * (the box under the lowest point of its top) is covered.  A triangle
+     * cut by the near plane whose cut point rounded to just in front of
+     * the plane used to be dropped whole, and the sky showed through
+     * between the floor and a skirt (--size 64 --elevation -5 --distance
+     * 4). */
+    static const uint32_t sizes[] = {2, 3, 9, 33};
+    int cameras = 0, checked = 0;
+    long solid = 0;
+    for (size_t w = 0; w < sizeof sizes / sizeof sizes[0]; w++) {
+        wg_world world = render_world;
+        world.size = sizes[w], world.passes = 2, world.steps = 10;
+        wg_fields f;
+        if (wg_make_world("scalar", &world, 0, &f) != 0) {
+            CHECK(0, "no world of size %u", sizes[w]);
+            continue;
+        }
+        uint32_t n = f.n;
+        /* The surface drawn (render.c), its lowest and highest points. */
+        float *top = malloc(wg_cells(n) * sizeof *top);
+        float tlo = INFINITY, thi = -INFINITY;
+        for (uint32_t y = 0; y < n; y++)
+            for (uint32_t x = 0; x < n; x++) {
+                size_t k = (size_t)y * n + x;
+                top[k] = f.height[k] + wg_water_shown(&f, world.sea, x, y);
+                tlo = top[k] < tlo ? top[k] : tlo;
+                thi = top[k] > thi ? top[k] : thi;
+            }
+        for (int c = 0; c < 60; c++) {
+            wg_render_opts o = wg_render_defaults;
+            wg_camera *cam = &o.cam;
+            cam->azimuth = (float)render_rand(0, 360);
+            cam->elevation = (float)(render_rand(0, 1) < 0.5
+                                         ? render_rand(-12, 12)
+                                         : render_rand(-85, 85));
+            cam->fov = (float)(render_rand(0, 1) < 0.3 ? render_rand(5, 25)
+                                                      : render_rand(25, 150));
+            cam->look = (float)render_rand(-0.5, 1.5);
+            cam->distance = (float)(render_rand(0, 1) < 0.5
+                                        ? render_rand(3.05, 5)
+                                        : render_rand(0.3, 40));
+            o.width = (uint32_t)render_rand(16, 161);
+            o.height = (uint32_t)render_rand(16, 121);
+            o.aa = (uint32_t)render_rand(1, 3);
+            /* Outside the block's box by a margin (the near plane is a
+             * millimetre; a camera in the block sees its inside). */
+            float d[3];
+            wg_direction(cam->azimuth, cam->elevation, d);
+            float e[3] = {d[0] * cam->distance,
+                          d[1] * cam->distance + cam->look,
+                          d[2] * cam->distance};
+            const float m = 0.02f;
+            if (fabsf(e[0]) < 3 + m && fabsf(e[2]) < 3 + m &&
+                e[1] > WG_BLOCK_FLOOR - m && e[1] < thi + m) {
+                c--;
+                continue;
+            }
+            cameras++;
+
+            /* (a) */
+            wg_image a = {0}, b = {0};
+            wg_render_stats rs;
+            char err[WG_ERR_LEN];
+            o.cull = 1;
+            CHECK(wg_render(&f, world.sea, &o, &a, &rs, err) == 0, "%s", err);
+            o.cull = 0;
+            CHECK(wg_render(&f, world.sea, &o, &b, &rs, err) == 0, "%s", err);
+            size_t bytes = (size_t)o.width * o.height * 3;
+            CHECK(a.rgb && b.rgb && memcmp(a.rgb, b.rgb, bytes) == 0,
+                  "size %u, camera %g %g %g %g %g: --no-cull changed the "
+                  "picture", n, cam->azimuth, cam->elevation, cam->distance,
+                  cam->fov, cam->look);
+            wg_image_free(&a);
+            wg_image_free(&b);
+
+            /* (b), on the keys of the whole picture at once. */
+            uint32_t sw = o.width * o.aa, sh = o.height * o.aa;
+            wg_eye v;
+            wg_eye_make(&v, cam, sw, sh);
+            wg_plan pl;
+            wg_target t;
+            CHECK(wg_plan_make(&pl, &v, top, n) == 0);
+            render_target(&t, sw, sh);
+            wg_raster_strip(&t, &v, &pl, top, n, 1);
+            const float lo[3] = {-3, WG_BLOCK_FLOOR, -3}, hi[3] = {3, tlo, 3};
+            int holes = 0;
+            for (uint32_t y = 1; y + 1 < sh; y++)
+                for (uint32_t x = 1; x + 1 < sw; x++) {
+                    static const int nb[5][2] = {
+                        {0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}};
+                    int in = 1;
+                    for (int k = 0; k < 5 && in; k++) {
+                        float dir[3];
+                        wg_eye_ray(&v, (float)x + 0.5f + nb[k][0],
+                                   (float)y + 0.5f + nb[k][1], dir);
+                        in = render_ray_box(v.pos, dir, v.near, lo, hi);
+                    }
+                    if (!in)
+                        continue;
+                    solid++;
+                    if (t.keys[(size_t)y * sw + x] == WG_KEY_EMPTY && !holes++)
+                        CHECK(0, "size %u, camera %g %g %g %g %g, %ux%u "
+                              "samples: sky at (%u, %u) inside the block",
+                              n, cam->azimuth, cam->elevation,
+                              cam->distance, cam->fov, cam->look, sw, sh, x,
+                              y);
+                }
+            checked++;
+            free(t.keys);
+            wg_plan_free(&pl);
+        }
+        free(top);
+        wg_fields_free(&f);
+    }
+    CHECK(cameras == 240 && checked == 240, "%d cameras", cameras);
+    /* Not vacuous: many samples looked into the block's core. */
+    CHECK(solid > 100000, "%ld samples through the core", solid);
+}
+
+/* ---- the map view ---- */
+
+/* An n-sided world made by hand: ground height(x, z) and water depth
+ * water(x, z) (NULL: none) at every vertex's world position, no sediment,
+ * normals from the heights' differences.  Returns 0, or -1. */
+static int render_hand_world(uint32_t n, float (*height)(float, float),
+                             float (*water)(float, float), wg_fields *f)
+{
+    if (wg_fields_alloc(f, n) != 0)
+        return -1;
+    float sp = wg_block_spacing(n);
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            size_t k = (size_t)y * n + x;
+            float wx = wg_block_coord(x, sp), wz = wg_block_coord(y, sp);
+            f->height[k] = height(wx, wz);
+            f->water[k] = water ? water(wx, wz) : 0.0f;
+            f->sediment[k] = 0.0f;
+        }
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            uint32_t x0 = x ? x - 1 : x, x1 = x + 1 < n ? x + 1 : x;
+            uint32_t y0 = y ? y - 1 : y, y1 = y + 1 < n ? y + 1 : y;
+            const float *h = f->height;
+            float dx = (h[(size_t)y * n + x1] - h[(size_t)y * n + x0]) /
+                       ((float)(x1 - x0) * sp);
+            float dz = (h[(size_t)y1 * n + x] - h[(size_t)y0 * n + x]) /
+                       ((float)(y1 - y0) * sp);
+            float l = 1.0f / sqrtf(dx * dx + 1.0f + dz * dz);
+            size_t k = (size_t)y * n + x;
+            f->nx[k] = -dx * l, f->ny[k] = l, f->nz[k] = -dz * l;
+        }
+    return 0;
+}
+
+/* A hill half a unit tall in the north-west quarter, at (-1.5, -1.5), on
+ * level ground at 0.3; a lake 0.05 deep and half a unit across in the
+ * north-east quarter, at (1.5, -1.5). */
+static float render_hill(float x, float z)
+{
+    float dx = x + 1.5f, dz = z + 1.5f;
+    return 0.3f + 0.5f * expf(-(dx * dx + dz * dz) / (2 * 0.35f * 0.35f));
+}
+
+static float render_lake(float x, float z)
+{
+    float dx = x - 1.5f, dz = z + 1.5f;
+    return dx * dx + dz * dz < 0.25f ? 0.05f : 0.0f;
+}
+
+static const uint8_t *render_px(const wg_image *img, uint32_t x, uint32_t y)
+{
+    return img->rgb + ((size_t)y * img->w + x) * 3;
+}
+
+static double render_luma(const wg_image *img, uint32_t x, uint32_t y)
+{
+    const uint8_t *q = render_px(img, x, y);
+    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2];
+}
+
+/* The map of f, sea 0. */
+static int render_map(const wg_fields *f, wg_render_opts o, wg_image *img)
+{
+    char err[WG_ERR_LEN];
+    wg_render_stats rs;
+    o.view = WG_VIEW_MAP;
+    if (wg_render(f, 0.0f, &o, img, &rs, err) != 0) {
+        fprintf(stderr, "    %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+WG_TEST(render_map_puts_features_where_they_are)
+{
+    /* 200x200 pixels for the 6x6 world: pixel p's centre is at world
+     * -3 + (p + 0.5) * 0.03, so the hill stands at pixel (50, 50), north
+     * west, and the lake at (150, 50), north east, 16 pixels across. */
+    wg_fields f;
+    CHECK(render_hand_world(129, render_hill, render_lake, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    wg_image img = {0};
+    CHECK(render_map(&f, o, &img) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    /* The lake is blue, and nothing else is. */
+    int outside = 0;
+    for (uint32_t y = 0; y < 200; y++)
+        for (uint32_t x = 0; x < 200; x++) {
+            const uint8_t *q = render_px(&img, x, y);
+            /* Water, not the snow on the hill's shaded side, which the
+             * sky's fill turns blue-grey. */
+            int blue = q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+            double r = hypot(x + 0.5 - 150, y + 0.5 - 50);
+            if (r < 14)
+                CHECK(blue, "lake pixel (%u, %u) = %d %d %d", x, y, q[0],
+                      q[1], q[2]);
+            outside += r > 19 && blue;
+        }
+    CHECK(outside == 0, "%d blue pixels away from the lake", outside);
+    /* The sun from the west-north-west (290, 20 up) lights the hill's
+     * west flank and leaves its east flank in shade, its shadow falling
+     * east-south-east over the level ground. */
+    double flat = render_luma(&img, 50, 150);
+    double west = render_luma(&img, 38, 50), east = render_luma(&img, 62, 48);
+    double shadow = render_luma(&img, 80, 55);
+    CHECK(west > 1.3 * flat && east < 0.6 * flat && shadow < 0.6 * flat,
+          "flat %g, west flank %g, east flank %g, shadow %g", flat, west, east,
+          shadow);
+    /* Level ground far from both is one colour, give or take the
+     * materials' noise. */
+    CHECK(fabs(render_luma(&img, 150, 150) - flat) < 0.25 * flat);
+    wg_image_free(&img);
+
+    /* The sun from the east turns it round. */
+    o.sun_azimuth = 90;
+    CHECK(render_map(&f, o, &img) == 0);
+    if (img.rgb)
+        CHECK(render_luma(&img, 62, 50) > 1.5 * render_luma(&img, 38, 50),
+              "east %g, west %g", render_luma(&img, 62, 50),
+              render_luma(&img, 38, 50));
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
+WG_TEST(render_map_ignores_the_camera)
+{
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 120, o.height = 90;
+    wg_image a = {0}, b = {0};
+    CHECK(render_map(&f, o, &a) == 0);
+    static const wg_camera cams[] = {
+        {30, 70, 8, 45, 0.3f}, {120, -20, 9, 10, -3}, {0, 89, 0.1f, 150, 10}};
+    for (size_t i = 0; i < sizeof cams / sizeof cams[0]; i++) {
+        o.cam = cams[i];
+        o.cull = (int)i % 2;
+        o.threads = (uint32_t)i;
+        CHECK(render_map(&f, o, &b) == 0);
+        CHECK(a.rgb && b.rgb && memcmp(a.rgb, b.rgb, 120 * 90 * 3) == 0,
+              "camera %zu changed the map", i);
+        wg_image_free(&b);
+    }
+    /* Not the orbit view's picture. */
+    o = wg_render_defaults;
+    o.width = 120, o.height = 90;
+    CHECK(render_it(&f, &o, &b, &(wg_render_stats){0}) == 0);
+    CHECK(a.rgb && b.rgb && memcmp(a.rgb, b.rgb, (size_t)120 * 90 * 3) != 0);
+    wg_image_free(&a);
+    wg_image_free(&b);
+    wg_fields_free(&f);
+}
+
+/* 8-bit sRGB to linear, below the tone curve's shoulder (shade.c). */
+static double render_linear(uint8_t v)
+{
+    double c = v / 255.0;
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
+}
+
+static double render_srgb(double l)
+{
+    double c = l <= 0.0031308 ? l * 12.92 : 1.055 * pow(l, 1 / 2.4) - 0.055;
+    return 255.0 * c;
+}
+
+/* Compare the map 'small' (--aa 2) with the means, in linear light, of
+ * the 2x2 blocks of the map 'big' (--aa 1) twice its size, channel by
+ * channel, leaving out pixels as bright as the tone curve's shoulder
+ * (where it is no longer sRGB): how many were compared, the largest
+ * difference, and how many differ by more than 2. */
+static void render_aa_compare(const wg_image *big, const wg_image *small,
+                              int *compared, int *worst, int *off)
+{
+    *compared = *worst = *off = 0;
+    for (uint32_t y = 0; y < small->h; y++)
+        for (uint32_t x = 0; x < small->w; x++)
+            for (int ch = 0; ch < 3; ch++) {
+                double sum = 0;
+                int bright = 0;
+                for (uint32_t k = 0; k < 4; k++) {
+                    uint8_t v =
+                        render_px(big, 2 * x + k % 2, 2 * y + k / 2)[ch];
+                    bright |= v > 200;
+                    sum += render_linear(v);
+                }
+                uint8_t got = render_px(small, x, y)[ch];
+                if (bright || got > 200)
+                    continue;
+                int d = abs((int)lround(render_srgb(sum / 4)) - got);
+                *worst = d > *worst ? d : *worst;
+                *off += d > 2;
+                (*compared)++;
+            }
+}
+
+WG_TEST(render_map_aa_averages_its_samples)
+{
+    /* --aa 2 at 100x100 samples where --aa 1 at 200x200 does, and each
+     * pixel is the mean of its samples, to the 8 bits' rounding. */
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    wg_image big = {0}, small = {0}, plain = {0};
+    o.width = o.height = 200, o.aa = 1;
+    CHECK(render_map(&f, o, &big) == 0);
+    o.width = o.height = 100, o.aa = 2;
+    CHECK(render_map(&f, o, &small) == 0);
+    o.aa = 1;
+    CHECK(render_map(&f, o, &plain) == 0);
+    int compared, worst, off;
+    if (big.rgb && small.rgb && plain.rgb) {
+        render_aa_compare(&big, &small, &compared, &worst, &off);
+        CHECK(compared > 25000 && worst <= 3, "%d compared, off by %d",
+              compared, worst);
+        /* And it is not the one sample per pixel of --aa 1. */
+        int differ = 0;
+        for (size_t i = 0; i < (size_t)100 * 100 * 3; i++)
+            differ += small.rgb[i] != plain.rgb[i];
+        CHECK(differ > 3000, "%d channels differ from --aa 1", differ);
+    }
+    wg_image_free(&big);
+    wg_image_free(&small);
+    wg_image_free(&plain);
+    wg_fields_free(&f);
+
+    /* A pixel much smaller than a cell and than the materials' noise
+     * (here 0.01 units, a cell 0.19) is shaded once at its centre unless
+     * it holds the water's edge: close to the mean of its samples all the
+     * same (but at the sharpest material edges, the snow line and the
+     * forest's, where one pixel in a thousand is a few levels off). */
+    CHECK(render_hand_world(33, render_hill, render_lake, &f) == 0);
+    o.width = o.height = 1200, o.aa = 1;
+    CHECK(render_map(&f, o, &big) == 0);
+    o.width = o.height = 600, o.aa = 2;
+    CHECK(render_map(&f, o, &small) == 0);
+    if (big.rgb && small.rgb) {
+        render_aa_compare(&big, &small, &compared, &worst, &off);
+        CHECK(compared > 900000 && off < compared / 500 && worst <= 16,
+              "%d compared, %d off by more than 2, by up to %d", compared,
+              off, worst);
+    }
+    wg_image_free(&big);
+    wg_image_free(&small);
+    wg_fields_free(&f);
+}
+
+WG_TEST(render_map_letterboxes_other_shapes)
+{
+    /* The world fills the centred square of the shorter side, exactly as
+     * in a square picture of that side; the margins are the background. */
+    wg_fields f;
+    CHECK(render_hand_world(65, render_hill, render_lake, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 100;
+    wg_image sq = {0};
+    CHECK(render_map(&f, o, &sq) == 0);
+    static const uint32_t shapes[][2] = {{160, 100}, {100, 170}, {161, 100},
+                                         {100, 101}};
+    static const uint8_t bg[3] = WG_MAP_BACKGROUND;
+    for (size_t i = 0; sq.rgb && i < sizeof shapes / sizeof shapes[0]; i++) {
+        o.width = shapes[i][0], o.height = shapes[i][1];
+        wg_image img = {0};
+        CHECK(render_map(&f, o, &img) == 0);
+        if (!img.rgb)
+            continue;
+        uint32_t ox = (o.width - 100) / 2, oy = (o.height - 100) / 2;
+        int margin = 1, same = 1;
+        for (uint32_t y = 0; y < o.height; y++)
+            for (uint32_t x = 0; x < o.width; x++) {
+                const uint8_t *q = render_px(&img, x, y);
+                if (x < ox || x >= ox + 100 || y < oy || y >= oy + 100)
+                    margin &= memcmp(q, bg, 3) == 0;
+                else
+                    same &= memcmp(q, render_px(&sq, x - ox, y - oy), 3) == 0;
+            }
+        CHECK(margin && same, "%ux%u: margins %s, square %s", o.width,
+              o.height, margin ? "ok" : "wrong", same ? "ok" : "wrong");
+        wg_image_free(&img);
+    }
+    /* The world reaches the square's edges: no background inside it. */
+    int inside = 0;
+    for (uint32_t i = 0; sq.rgb && i < 100 * 100; i++)
+        inside += memcmp(sq.rgb + 3 * i, bg, 3) == 0;
+    CHECK(inside == 0, "%d background pixels in the square", inside);
+    wg_image_free(&sq);
+    wg_fields_free(&f);
+}
+
+WG_TEST(render_map_is_described_and_named)
+{
+    char buf[512];
+    wg_render_opts o = wg_render_defaults;
+    wg_render_describe(&o, buf, sizeof buf);
+    CHECK(strcmp(buf, "--width 800 --height 600 --aa 2 --azimuth 215 "
+                      "--elevation 25 --distance 9.5 --fov 45 --look 0.2 "
+                      "--sun-azimuth 290 --sun-elevation 20") == 0,
+          "%s", buf);
+    o.view = WG_VIEW_MAP;
+    o.sun_azimuth = 315.5f;
+    wg_render_describe(&o, buf, sizeof buf);
+    CHECK(strcmp(buf, "--view map --width 800 --height 600 --aa 2 "
+                      "--sun-azimuth 315.5 --sun-elevation 20") == 0,
+          "%s", buf);
+    wg_render_view v = WG_VIEW_ORBIT;
+    CHECK(wg_render_view_parse("map", &v) == 0 && v == WG_VIEW_MAP);
+    CHECK(wg_render_view_parse("orbit", &v) == 0 && v == WG_VIEW_ORBIT);
+    CHECK(wg_render_view_parse("Map", &v) == -1 &&
+          wg_render_view_parse("", &v) == -1 && v == WG_VIEW_ORBIT);
+    CHECK(strcmp(wg_render_view_name(WG_VIEW_MAP), "map") == 0 &&
+          strcmp(wg_render_view_name(WG_VIEW_ORBIT), "orbit") == 0);
+}
+
+/* ---- memory and threads ---- */
+
+WG_TEST(render_memory_is_predicted)
+{
+    /* wg_render_memory against the peak the render counted of its own
+     * allocations (wg_render_alloc, and the picture), within 10%. */
+    static const struct {
+        uint32_t n, w, h, aa, threads;
+        wg_render_view view;
+    } cases[] = {
+        {96, 160, 120, 2, 0, WG_VIEW_ORBIT},
+        {33, 900, 700, 3, 1, WG_VIEW_ORBIT},
+        {2, 64, 16, 1, 1024, WG_VIEW_ORBIT},
+        {96, 16, 16, 4, 0, WG_VIEW_ORBIT},
+        {96, 300, 200, 2, 0, WG_VIEW_MAP},
+        {257, 40, 30, 1, 2, WG_VIEW_MAP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_world world = render_world;
+        world.size = cases[i].n, world.passes = 1, world.steps = 4;
+        wg_fields f;
+        if (wg_make_world("scalar", &world, 0, &f) != 0) {
+            CHECK(0, "no world");
+            continue;
+        }
+        wg_render_opts o = wg_render_defaults;
+        o.width = cases[i].w, o.height = cases[i].h, o.aa = cases[i].aa;
+        o.threads = cases[i].threads, o.view = cases[i].view;
+        wg_image img = {0};
+        wg_render_stats rs = {0};
+        char err[WG_ERR_LEN];
+        CHECK(wg_render(&f, world.sea, &o, &img, &rs, err) == 0, "%s", err);
+        double want = wg_render_memory(&o, f.n);
+        CHECK(fabs(want - rs.memory) <= 0.1 * rs.memory &&
+                  rs.memory >= (double)o.width * o.height * 3,
+              "case %zu: predicted %.0f, peak %.0f bytes", i, want, rs.memory);
+        wg_image_free(&img);
+        wg_fields_free(&f);
+    }
+    /* The CLI's worst case: 16384 x 16384 at --aa 4 is the picture (768
+     * MiB) and a strip's keys a thread, not 8 bytes for every sample
+     * (32 GiB). */
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 16384, o.aa = 4;
+    double big = wg_render_memory(&o, 513);
+    CHECK(big > 768.0 * 1048576 && big < 1.5 * 1073741824.0, "%.0f", big);
+    o.view = WG_VIEW_MAP;
+    CHECK(wg_render_memory(&o, 513) < big);
+}
+
+WG_TEST(render_threads_beyond_cores_and_strips)
+{
+    /* 1024 threads asked: no more run than there are CPUs or strips of
+     * 32 rows, the memory is that of those, and the picture the same as
+     * one thread's. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    for (int map = 0; map < 2; map++)
+        for (uint32_t h = 16; h <= 160; h += 144) {
+            wg_render_opts o = wg_render_defaults;
+            o.width = 160, o.height = h;
+            o.view = map ? WG_VIEW_MAP : WG_VIEW_ORBIT;
+            wg_image a = {0}, b = {0};
+            wg_render_stats ra, rb;
+            o.threads = 1;
+            CHECK(render_it(&f, &o, &a, &ra) == 0);
+            double one = wg_render_memory(&o, f.n);
+            o.threads = 1024;
+            double t0 = wg_now();
+            CHECK(render_it(&f, &o, &b, &rb) == 0);
+            double t1 = wg_now() - t0;
+            uint32_t strips = (h + 31) / 32;
+            CHECK(rb.threads >= 1 && (long)rb.threads <= cpus &&
+                      rb.threads <= strips,
+                  "%u threads for %u strips on %ld CPUs", rb.threads, strips,
+                  cpus);
+            CHECK(a.rgb && b.rgb &&
+                  memcmp(a.rgb, b.rgb, (size_t)160 * h * 3) == 0);
+            /* Memory grows with the threads that run, not those asked. */
+            o.threads = rb.threads;
+            double ran = wg_render_memory(&o, f.n);
+            o.threads = 1024;
+            CHECK(wg_render_memory(&o, f.n) == ran && ran >= one);
+            CHECK(t1 < 5.0, "%g s", t1);
+            wg_image_free(&a);
+            wg_image_free(&b);
+        }
+    wg_fields_free(&f);
 }
