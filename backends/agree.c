@@ -22,8 +22,8 @@ wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,
                       const wg_backend *b)
 {
     wg_agreement a = {0};
-    size_t n = wg_cells(ref->n), bytes = n * sizeof(float);
-    if (f->n != ref->n) {
+    size_t n = wg_fields_cells(ref), bytes = n * sizeof(float);
+    if (f->n != ref->n || !wg_rect_equal(f->r, ref->r)) {
         a.max_dh = a.max_dw = a.max_dn = INFINITY;
         return a;
     }

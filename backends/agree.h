@@ -16,7 +16,8 @@ typedef struct wg_agreement {
 
 /* Compare 'f' (made by 'b') with the reference fields 'ref' (scalar's): the
  * heights, water and sediment must be identical to the bit, the normals within
- * b->normal_tolerance.  NaN anywhere counts as an infinite difference.
+ * b->normal_tolerance.  NaN anywhere, and fields of another world or
+ * window, count as an infinite difference.
  * This function can't fail. */
 wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,
                       const wg_backend *b);

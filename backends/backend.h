@@ -1,7 +1,8 @@
 /* backend.h: the one small interface every field backend implements.
  *
- * A backend runs the four SPEC.md stages of one world on its own memory
- * (host arrays, a GPU's buffers) and hands the results back in a readback.
+ * A backend runs the four SPEC.md stages of one world, or of a region of
+ * it (wg_job.region), on its own memory (host arrays, a GPU's buffers)
+ * and hands the results back in a readback.
  * The CLI drives every backend through wg_backend_run() alone, so a backend
  * is added by writing one file and one line in registry.c. */
 #ifndef WG_BACKEND_H
@@ -20,13 +21,30 @@ typedef struct wg_times {
     double setup, terrain, erosion, hydraulic, normals, readback;
 } wg_times;
 
-/* The fields of one world, on the host: N*N floats each, row-major.
+/* The fields of one world, or of a window of it, on the host: r.w * r.h
+ * floats each, row-major, cell (x, y) of the world at
+ * [(y - r.y) * r.w + (x - r.x)].  A whole world has r = wg_rect_world(n),
+ * so code that takes only whole worlds may index by n; a region run's
+ * fields have r = the region (wg_fields_whole() tells them apart).
  * 'water' is the water depth over the ground and 'sediment' the height the
  * hydraulic stage laid down (positive) or carried away (negative). */
 typedef struct wg_fields {
-    uint32_t n;
+    uint32_t n; /* the world's side N (not the fields' side for a region) */
+    wg_rect r;  /* the cells held */
     float *height, *water, *sediment, *nx, *ny, *nz;
 } wg_fields;
+
+/* Floats in each field. */
+static inline size_t wg_fields_cells(const wg_fields *f)
+{
+    return wg_rect_cells(f->r);
+}
+
+/* Whether the fields hold the whole world (n x n) rather than a region. */
+static inline int wg_fields_whole(const wg_fields *f)
+{
+    return wg_rect_equal(f->r, wg_rect_world(f->n));
+}
 
 /* Which GPU a GPU backend should use. */
 typedef enum wg_power {
@@ -44,6 +62,16 @@ typedef struct wg_job {
     int threads;          /* CPU threads; 0 means the default */
     wg_power power;       /* GPU preference */
     const char *gpu;      /* device index or name substring, or NULL */
+    /* The window of the world to make and read back (--region), inside
+     * the world; w = 0 (the default) for the whole world.  A backend
+     * computes it from the rectangle wg_job_rect() alone, so memory goes
+     * with the region, not N*N (SPEC.md "Windows and tiles"). */
+    wg_rect region;
+    /* Told what is running, now and then, for a progress line (NULL: no
+     * one listens): the stage ("terrain", ..., "readback") and the part of
+     * it done, 0 to 1, or -1 when not known.  Called on one thread at a
+     * time, often enough to follow (each hydraulic step at most). */
+    void (*progress)(const char *stage, double done);
 } wg_job;
 
 /* A backend.  Every function that can fail returns 0 on success and -1 on
@@ -67,8 +95,9 @@ typedef struct wg_backend {
     int (*erosion)(void *ctx, wg_times *t, char *err);
     int (*hydraulic)(void *ctx, wg_times *t, char *err);
     int (*normals)(void *ctx, wg_times *t, char *err);
-    /* Move the final height, water, sediment and the normals into 'out' (which the caller
-     * frees with wg_fields_free()). */
+    /* Move the final height, water, sediment and the normals of the
+     * window (wg_job_window()) into 'out' (which the caller frees with
+     * wg_fields_free()). */
     int (*readback)(void *ctx, wg_fields *out, wg_times *t, char *err);
     /* Free everything open() took.  No operation is performed if ctx is NULL. */
     void (*close)(void *ctx);
@@ -110,11 +139,29 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
                                      void (*skipped)(const wg_backend *b,
                                                      const char *why));
 
-/* The seconds the scalar backend is expected to take for world 'w', from
- * its measured costs per cell on the 2-core CI machine: for --mesh auto,
- * which must not pick a parallel backend where waking it costs more than
- * the work. */
-double wg_scalar_seconds(const wg_world *w);
+/* The seconds the scalar backend is expected to take for 'job' (the cells
+ * of wg_job_rect()), from its measured costs per cell on the 2-core CI
+ * machine: for --mesh auto, which must not pick a parallel backend where
+ * waking it costs more than the work. */
+double wg_scalar_seconds(const wg_job *job);
+
+/* The window a job reads back: its region, or the whole world. */
+wg_rect wg_job_window(const wg_job *job);
+
+/* The rectangle a job computes: the window grown by the pipeline's halo
+ * (wg_halo()), cut at the world's border; the whole world for a whole
+ * run.  Every stage runs on it, the world's border rule applying where it
+ * touches the world's border; what its other edges make wrong reaches at
+ * most the halo inward, so the window is exact. */
+wg_rect wg_job_rect(const wg_job *job);
+
+/* "a 512x512 world", or "the 306x306 cells (a 256x256 region and its
+ * halo) of a 1048577x1048577 world", for backends' messages. */
+void wg_job_describe(const wg_job *job, char *buf, size_t len);
+
+/* Whether the job's region is inside its world (or the whole world).
+ * Returns 0, or -1 with the reason in err. */
+int wg_job_check(const wg_job *job, char *err);
 
 /* Run every stage of 'b' on 'job' and read the fields back into 'out'.
  * Returns 0, or -1 with the reason in err; on failure 'out' holds nothing
@@ -125,6 +172,13 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when
  * memory runs out (nothing is then left allocated). */
 int wg_fields_alloc(wg_fields *f, uint32_t n);
+
+/* The same for the cells 'r' of an N-sided world. */
+int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r);
+
+/* Allocate 'out' for the window 'win' and copy it from 'src' (whose r
+ * contains win).  Returns 0, or -1 when memory runs out. */
+int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out);
 
 /* Free the fields.  No operation is performed on NULL members. */
 void wg_fields_free(wg_fields *f);

@@ -7,9 +7,9 @@
 #include "hydraulic.h"
 
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
-                         uint32_t n)
+                         size_t cells)
 {
-    size_t bytes = wg_cells(n) * sizeof(float);
+    size_t bytes = cells * sizeof(float);
     *hb = (wg_hyd_buffers){0};
     hb->b[0] = f->height;
     hb->b[1] = other;

@@ -270,7 +270,8 @@ __attribute__((always_inline)) static inline void wg_hyd_step_row(const wg_hyd_c
 
 struct wg_fields;
 
-/* The host buffers of stage 3 on a whole world.  The ground ping-pongs
+/* The host buffers of stage 3 on the cells a backend computes (the
+ * world, or a region and its halo).  The ground ping-pongs
  * between the result field 'height' (b[0]) and the backend's second height
  * buffer (b[1]), the water between 'water' (w[0]) and w[1]; the rest is
  * the stage's own. */
@@ -286,11 +287,11 @@ typedef struct wg_hyd_state {
     float *bo, *wo, *so; /* written */
 } wg_hyd_state;
 
-/* Take the buffers for an N-sided world whose fields are 'f' and whose
+/* Take the buffers, of 'cells' floats each, for the fields 'f' whose
  * second height buffer is 'other'.  Returns 0, or -1 when memory runs out
  * (then wg_hyd_buffers_free() still frees what was taken). */
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, struct wg_fields *f,
-                         float *other, uint32_t n);
+                         float *other, size_t cells);
 
 /* The buffers step i reads and writes (i = steps: what the last wrote). */
 wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i);

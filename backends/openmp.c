@@ -46,14 +46,23 @@
 #include "hydraulic.h"
 #include "scalar.h"
 
-/* The x-dependent halves of an octave's turned coordinates, per row of
- * width n: tab[o][x] = {ux * COS[o], ux * SIN[o]}, stored as two rows. */
+/* The stages run on the rectangle R = wg_job_rect() (the whole world, or
+ * a region and its halo) as on a world of R's width and height: R's edges
+ * are its border, where neighbours do not exist.  Where R's edge is the
+ * world's, that is the SPEC's rule; elsewhere it makes cells near the edge
+ * wrong, but no further in than the halo, which the window does not reach
+ * (SPEC.md "Windows and tiles").  Only the terrain needs R's place in the
+ * world: it samples the noise at world coordinates.
+ *
+ * uxc, uxs: the x-dependent halves of an octave's turned coordinates, per
+ * row of R: tab[o][x] = {ux * COS[o], ux * SIN[o]}, stored as two rows. */
 typedef struct openmp_ctx {
     const wg_job *job;
     int threads;
-    wg_fields f;  /* handed over by the readback */
+    wg_rect all, win; /* R, and the window read back */
+    wg_fields f;  /* R's fields: handed over or cropped by the readback */
     float *other; /* the second erosion buffer */
-    float *uxc, *uxs; /* octaves * n each */
+    float *uxc, *uxs; /* octaves * R's width each */
 } openmp_ctx;
 
 #ifdef _OPENMP
@@ -108,7 +117,7 @@ static int openmp_rank(const wg_job *job)
      * counts (medians of 7): 16 scalar 0.37 ms, openmp 0.55; 32: 2.0 and
      * 1.6; 64: 12 and 7.1; 128: 82 and 36. */
     int t = openmp_threads(job);
-    return t > 1 && wg_scalar_seconds(&job->world) > 3e-3 ? 1 + t : 0;
+    return t > 1 && wg_scalar_seconds(job) > 3e-3 ? 1 + t : 0;
 }
 
 static void openmp_close(void *ctx)
@@ -126,18 +135,20 @@ static void openmp_close(void *ctx)
 static void *openmp_open(const wg_job *job, wg_times *t, char *err)
 {
     (void)t;
-    uint32_t n = job->world.size;
-    size_t bytes = wg_cells(n) * sizeof(float);
+    const wg_rect all = wg_job_rect(job);
+    const uint32_t w = all.w;
     openmp_ctx *s = calloc(1, sizeof *s);
     if (!s)
         goto oom;
     s->job = job;
     s->threads = openmp_threads(job);
-    if (wg_fields_alloc(&s->f, n) != 0)
+    s->all = all;
+    s->win = wg_job_window(job);
+    if (wg_fields_alloc_rect(&s->f, job->world.size, all) != 0)
         goto oom;
-    s->other = malloc(bytes);
-    s->uxc = malloc((size_t)job->world.octaves * n * sizeof(float));
-    s->uxs = malloc((size_t)job->world.octaves * n * sizeof(float));
+    s->other = malloc(wg_rect_cells(all) * sizeof(float));
+    s->uxc = malloc((size_t)job->world.octaves * w * sizeof(float));
+    s->uxs = malloc((size_t)job->world.octaves * w * sizeof(float));
     if (!s->other || !s->uxc || !s->uxs)
         goto oom;
     /* First touch by the threads that will write each band, so the pages
@@ -145,13 +156,15 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
      * multi-socket machine, land on the node of the thread that uses them). */
     float *fields[5] = {s->f.height, s->f.nx, s->f.ny, s->f.nz, s->other};
 #pragma omp parallel for schedule(static) num_threads(s->threads)
-    for (uint32_t y = 0; y < n; y++)
+    for (uint32_t y = 0; y < all.h; y++)
         for (int k = 0; k < 5; k++)
-            memset(fields[k] + (size_t)y * n, 0, n * sizeof(float));
+            memset(fields[k] + (size_t)y * w, 0, w * sizeof(float));
     return s;
 oom:
     openmp_close(s);
-    wg_fail(err, "openmp: out of memory for a %ux%u world", n, n);
+    char what[160];
+    wg_job_describe(job, what, sizeof what);
+    wg_fail(err, "openmp: out of memory for %s", what);
     return NULL;
 }
 
@@ -217,16 +230,18 @@ static void openmp_stream_row(float *restrict dst, const float *restrict src,
         dst[x] = src[x];
 }
 
-/* Whether a stage's output is too big to stay in cache, so that streaming
- * it past the cache pays: above about 8 MiB of output (measured: streaming
- * the normals at 512, 3 MiB that the caches hold, cost 1.0 ms against
- * 0.2 ms; at 2048, 48 MiB, it saves a third). */
-static int openmp_streams(uint32_t n, int fields)
+/* Whether a stage's output, 'fields' fields of R, is too big to stay in
+ * cache, so that streaming it past the cache pays: above about 8 MiB of
+ * output (measured: streaming the normals at 512, 3 MiB that the caches
+ * hold, cost 1.0 ms against 0.2 ms; at 2048, 48 MiB, it saves a third). */
+static int openmp_streams(wg_rect all, int fields)
 {
-    return wg_cells(n) * sizeof(float) * (size_t)fields > ((size_t)8 << 20);
+    return wg_rect_cells(all) * sizeof(float) * (size_t)fields >
+           ((size_t)8 << 20);
 }
 
-/* One octave over one row: sum[x] += amp * r(x, y)^2 for every x. */
+/* One octave over one row of n cells: sum[x] += amp * r(x, y)^2 for every
+ * x, y the world's row (uxc, uxs hold the columns' halves). */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static void openmp_terrain_octave(const wg_consts *c, const float *restrict lat,
                                   uint32_t o, uint32_t y, uint32_t n,
@@ -262,12 +277,13 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
 {
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
-    const uint32_t n = c->n, octaves = c->octaves;
+    const uint32_t n = s->all.w, rows = s->all.h, octaves = c->octaves;
+    const uint32_t x0 = s->all.x, y0 = s->all.y; /* R in the world */
     const float *lat = s->job->lattice;
     float *h = s->f.height;
     double t0 = wg_now();
 
-    const int stream = openmp_streams(n, 1);
+    const int stream = openmp_streams(s->all, 1);
     int failed = 0;
 #pragma omp parallel num_threads(s->threads)
     {
@@ -275,7 +291,8 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
 #pragma omp for schedule(static)
         for (uint32_t o = 0; o < octaves; o++)
             for (uint32_t x = 0; x < n; x++) {
-                float ux = (((float)x * c->inv_n) * c->base) * c->freq[o];
+                float ux = (((float)(x0 + x) * c->inv_n) * c->base) *
+                           c->freq[o];
                 s->uxc[(size_t)o * n + x] = ux * c->cos[o];
                 s->uxs[(size_t)o * n + x] = ux * c->sin[o];
             }
@@ -287,12 +304,13 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
             failed = 1;
         }
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < n; y++) {
+        for (uint32_t y = 0; y < rows; y++) {
             if (!sum)
                 continue;
             memset(sum, 0, n * sizeof *sum); /* sum = 0 */
             for (uint32_t o = 0; o < octaves; o++)
-                openmp_terrain_octave(c, lat, o, y, n, s->uxc + (size_t)o * n,
+                openmp_terrain_octave(c, lat, o, y0 + y, n,
+                                      s->uxc + (size_t)o * n,
                                       s->uxs + (size_t)o * n, sum);
             const float inv_norm = c->inv_norm;
 #pragma omp simd
@@ -341,14 +359,16 @@ static float openmp_erode_border(const float *row, const float *up,
     return h - moved;
 }
 
-/* One erosion pass of row y: src and dst are whole fields. */
+/* One erosion pass of row y: src and dst are whole fields of n columns
+ * and 'rows' rows. */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 static void openmp_erode_row(const float *restrict src, float *restrict dst,
-                             uint32_t n, uint32_t y, float t, float rate)
+                             uint32_t n, uint32_t rows, uint32_t y, float t,
+                             float rate)
 {
     const float *row = src + (size_t)y * n;
     const float *up = y > 0 ? row - n : NULL;
-    const float *down = y + 1 < n ? row + n : NULL;
+    const float *down = y + 1 < rows ? row + n : NULL;
     float *out = dst + (size_t)y * n;
 
     if (up && down && n > 2) {
@@ -384,7 +404,8 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
     (void)err;
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
-    const uint32_t n = c->n, passes = s->job->world.passes;
+    const uint32_t n = s->all.w, rows = s->all.h;
+    const uint32_t passes = s->job->world.passes;
     float *a = s->f.height, *b = s->other;
     double t0 = wg_now();
 
@@ -396,8 +417,8 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
         /* The implicit barrier at the end of this loop is the pass boundary:
          * the next pass reads rows other threads wrote in this one. */
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < n; y++)
-            openmp_erode_row(src, dst, n, y, c->talus, c->rate);
+        for (uint32_t y = 0; y < rows; y++)
+            openmp_erode_row(src, dst, n, rows, y, c->talus, c->rate);
     }
     if (passes % 2) { /* parity decides which buffer holds the result */
         s->f.height = b;
@@ -611,24 +632,27 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
     }
 }
 
-/* Which of cell x's neighbours exist in row y of an N-sided world. */
-static void openmp_hyd_has(uint32_t n, uint32_t x, uint32_t y, int has[8])
+/* Which of cell x's neighbours exist in row y of a grid of n columns and
+ * 'rows' rows. */
+static void openmp_hyd_has(uint32_t n, uint32_t rows, uint32_t x, uint32_t y,
+                           int has[8])
 {
     for (int i = 0; i < 8; i++) {
         int64_t xx = (int64_t)x + openmp_dx[i], yy = (int64_t)y + openmp_dy[i];
-        has[i] = xx >= 0 && yy >= 0 && xx < n && yy < n;
+        has[i] = xx >= 0 && yy >= 0 && xx < n && yy < rows;
     }
 }
 
-/* Pass 1 or 2 of row y: the vector kernel inside, the cell code with the
- * neighbours that exist on the world's border. */
+/* Pass 1 or 2 of row y of a grid of n columns and 'rows' rows: the
+ * vector kernel inside, the cell code with the neighbours that exist on
+ * the border. */
 static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
-                           uint32_t y, int pass, float *const share[8],
-                           float *o0, float *o1, float *o2)
+                           uint32_t n, uint32_t rows, uint32_t y, int pass,
+                           float *const share[8], float *o0, float *o1,
+                           float *o2)
 {
-    const uint32_t n = c->n;
     int has[8];
-    int interior = y > 0 && y < n - 1 && n >= 3;
+    int interior = y > 0 && y < rows - 1 && n >= 3;
     for (uint32_t x = 0; x < n; x++) {
         if (interior && x == 1) {
             if (pass == 1)
@@ -638,7 +662,7 @@ static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
             x = n - 2;
             continue;
         }
-        openmp_hyd_has(n, x, y, has);
+        openmp_hyd_has(n, rows, x, y, has);
         if (pass == 1)
             openmp_hyd_route_cell(&c->hyd, in, x, has, (float **)share, o0);
         else
@@ -646,10 +670,11 @@ static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
     }
 }
 
-/* Row y of an N-wide field, or NULL outside the world. */
-static inline float *openmp_row(float *f, uint32_t y, uint32_t n)
+/* Row y of a field of n columns and 'rows' rows, or NULL outside it. */
+static inline float *openmp_row(float *f, uint32_t y, uint32_t n,
+                                uint32_t rows)
 {
-    return y < n ? f + (size_t)y * n : NULL;
+    return y < rows ? f + (size_t)y * n : NULL;
 }
 
 /* One step over the rows [y0, y1) of a thread's band: pass 1 of a row runs
@@ -657,40 +682,43 @@ static inline float *openmp_row(float *f, uint32_t y, uint32_t n)
  * never go to memory; a band computes its two edge rows' pass 1 itself
  * rather than waiting for its neighbours'. */
 static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
-                            uint32_t y0, uint32_t y1, const openmp_ring *ring)
+                            uint32_t n, uint32_t rows, uint32_t y0,
+                            uint32_t y1, const openmp_ring *ring)
 {
-    const uint32_t n = c->n;
 #define SLOT(y) (((y) + 1) % 3)
-    for (uint32_t y = y0 > 0 ? y0 - 1 : 0; y < y1 + 1 && y < n; y++) {
+#define ROW(f, y) openmp_row(f, y, n, rows)
+    for (uint32_t y = y0 > 0 ? y0 - 1 : 0; y < y1 + 1 && y < rows; y++) {
         openmp_hyd_in in;
         memset(&in, 0, sizeof in);
         for (int k = 0; k < 3; k++) {
-            in.b[k] = openmp_row(st->b, y - 1 + (uint32_t)k, n);
-            in.w[k] = openmp_row(st->w, y - 1 + (uint32_t)k, n);
+            in.b[k] = ROW(st->b, y - 1 + (uint32_t)k);
+            in.w[k] = ROW(st->w, y - 1 + (uint32_t)k);
         }
-        openmp_hyd_row(c, &in, y, 1, ring->share[SLOT(y)],
+        openmp_hyd_row(c, &in, n, rows, y, 1, ring->share[SLOT(y)],
                        ring->out[SLOT(y)], NULL, NULL);
         /* Pass 2 of row y - 1, whose three rows of shares are ready now
-         * (and of row y itself when it is the world's last). */
+         * (and of row y itself when it is the last). */
         uint32_t ys[2] = {y - 1, y};
         for (int j = 0; j < 2; j++) {
             uint32_t r = ys[j];
-            int ready = j == 0 ? y >= 1 : y == n - 1;
+            int ready = j == 0 ? y >= 1 : y == rows - 1;
             if (!ready || r < y0 || r >= y1)
                 continue;
             for (int k = 0; k < 3; k++) {
                 uint32_t yy = r - 1 + (uint32_t)k;
-                in.b[k] = openmp_row(st->b, yy, n);
-                in.w[k] = openmp_row(st->w, yy, n);
-                in.s[k] = openmp_row(st->s, yy, n);
+                in.b[k] = ROW(st->b, yy);
+                in.w[k] = ROW(st->w, yy);
+                in.s[k] = ROW(st->s, yy);
                 for (int i = 0; i < 8; i++)
-                    in.share[k][i] = yy < n ? ring->share[SLOT(yy)][i] : NULL;
-                in.out[k] = yy < n ? ring->out[SLOT(yy)] : NULL;
+                    in.share[k][i] =
+                        yy < rows ? ring->share[SLOT(yy)][i] : NULL;
+                in.out[k] = yy < rows ? ring->out[SLOT(yy)] : NULL;
             }
-            openmp_hyd_row(c, &in, r, 2, NULL, openmp_row(st->bo, r, n),
-                           openmp_row(st->wo, r, n), openmp_row(st->so, r, n));
+            openmp_hyd_row(c, &in, n, rows, r, 2, NULL, ROW(st->bo, r),
+                           ROW(st->wo, r), ROW(st->so, r));
         }
     }
+#undef ROW
 #undef SLOT
 }
 
@@ -701,14 +729,17 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 {
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
-    const uint32_t n = s->job->world.size, steps = s->job->world.steps;
-    const wg_rect all = wg_rect_world(n);
+    const uint32_t steps = s->job->world.steps;
+    const wg_rect all = s->all;
+    const uint32_t n = all.w, rows = all.h;
     double t0 = wg_now();
     wg_hyd_buffers hb;
     int rc = -1, failed = 0;
-    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, n) != 0) {
-        wg_fail(err, "openmp: out of memory for the hydraulic stage of a "
-                "%ux%u world", n, n);
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all)) != 0) {
+        char what[160];
+        wg_job_describe(s->job, what, sizeof what);
+        wg_fail(err, "openmp: out of memory for the hydraulic stage of %s",
+                what);
         goto out;
     }
 #define V(p) ((wg_view){(p), all})
@@ -732,8 +763,8 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             failed = 1;
         }
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < n; y++) {
-            wg_rect row = {0, y, n, 1};
+        for (uint32_t y = 0; y < rows; y++) {
+            wg_rect row = {all.x, all.y + y, n, 1};
             /* In place: the heights become the starting ground, kept. */
             wg_scalar_hydraulic_start(c, &V(s->f.height), row, &V(hb.b[0]),
                                       &V(hb.w[0]), &V(hb.s[0]));
@@ -743,19 +774,21 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
         /* failed is settled: the loop's barrier came after every write. */
         uint32_t nt = (uint32_t)omp_get_num_threads();
         uint32_t id = (uint32_t)omp_get_thread_num();
-        uint32_t y0 = (uint32_t)((uint64_t)n * id / nt);
-        uint32_t y1 = (uint32_t)((uint64_t)n * (id + 1) / nt);
+        uint32_t y0 = (uint32_t)((uint64_t)rows * id / nt);
+        uint32_t y1 = (uint32_t)((uint64_t)rows * (id + 1) / nt);
         for (uint32_t i = 0; i < steps && !failed; i++) {
             wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
             if (y0 < y1)
-                openmp_hyd_band(c, &st, y0, y1, &ring);
+                openmp_hyd_band(c, &st, n, rows, y0, y1, &ring);
+            if (id == 0 && s->job->progress) /* one thread tells */
+                s->job->progress("hydraulic", (double)(i + 1) / steps);
 #pragma omp barrier
         }
         free(pq);
         wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < n; y++) {
-            wg_rect row = {0, y, n, 1};
+        for (uint32_t y = 0; y < rows; y++) {
+            wg_rect row = {all.x, all.y + y, n, 1};
             if (steps == 0) /* the ground stays, the sea fills */
                 memset(s->f.sediment + (size_t)y * n, 0, n * sizeof(float));
             else
@@ -781,10 +814,10 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
 {
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
-    const uint32_t n = c->n, last = n - 1;
+    const uint32_t n = s->all.w, rows = s->all.h, last = rows - 1;
     const float k1 = c->k1, k2 = c->k2;
     const float *h = s->f.height;
-    const int stream = openmp_streams(n, 3);
+    const int stream = openmp_streams(s->all, 3);
     int failed = 0;
     double t0 = wg_now();
 
@@ -798,7 +831,7 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
             failed = 1;
         }
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < n; y++) {
+        for (uint32_t y = 0; y < rows; y++) {
             if (stream && !buf)
                 continue;
             uint32_t ym = y > 0 ? y - 1 : 0, yp = y < last ? y + 1 : last;
@@ -832,12 +865,15 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
 
 static int openmp_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
-    (void)err;
     openmp_ctx *s = ctx;
     double t0 = wg_now();
-    /* Host memory already: hand the fields over, no copy. */
-    *out = s->f;
-    memset(&s->f, 0, sizeof s->f);
+    if (wg_rect_equal(s->all, s->win)) {
+        /* Host memory already: hand the fields over, no copy. */
+        *out = s->f;
+        memset(&s->f, 0, sizeof s->f);
+    } else if (wg_fields_crop(&s->f, s->win, out) != 0) {
+        return wg_fail(err, "openmp: out of memory for the region's fields");
+    }
     t->readback += wg_now() - t0;
     return 0;
 }

@@ -1,5 +1,6 @@
-/* registry.c: the list of backends built into this binary, and the driver
- * that runs one of them through its stages. */
+/* registry.c: the list of backends built into this binary, the driver
+ * that runs one of them through its stages, and what every backend needs
+ * of a job's region and of the fields (wg_job_rect, wg_fields_crop). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +47,51 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
     return best;
 }
 
-double wg_scalar_seconds(const wg_world *w)
+double wg_scalar_seconds(const wg_job *job)
 {
     /* Nanoseconds a cell: 3 an octave, 3 a thermal pass, 40 a hydraulic
      * step at small sizes (where the rows are too short to vectorise
      * well), 2 for the normals; scripts/bench.sh -b scalar -t measures
      * them. */
-    return (double)wg_cells(w->size) *
+    const wg_world *w = &job->world;
+    return (double)wg_rect_cells(wg_job_rect(job)) *
            (3.0 * w->octaves + 3.0 * w->passes + 40.0 * w->steps + 2.0) * 1e-9;
+}
+
+wg_rect wg_job_window(const wg_job *job)
+{
+    return job->region.w ? job->region : wg_rect_world(job->world.size);
+}
+
+wg_rect wg_job_rect(const wg_job *job)
+{
+    if (!job->region.w)
+        return wg_rect_world(job->world.size);
+    return wg_rect_grow(job->region, wg_halo(&job->world), job->world.size);
+}
+
+void wg_job_describe(const wg_job *job, char *buf, size_t len)
+{
+    uint32_t n = job->world.size;
+    wg_rect r = wg_job_rect(job), win = wg_job_window(job);
+    if (!job->region.w)
+        snprintf(buf, len, "a %ux%u world", n, n);
+    else
+        snprintf(buf, len, "the %ux%u cells (a %ux%u region and its halo) "
+                 "of a %ux%u world", r.w, r.h, win.w, win.h, n, n);
+}
+
+int wg_job_check(const wg_job *job, char *err)
+{
+    const wg_rect r = job->region;
+    const uint64_t n = job->world.size;
+    if (!r.w && !r.h && !r.x && !r.y)
+        return 0;
+    if (!r.w || !r.h || r.x + (uint64_t)r.w > n || r.y + (uint64_t)r.h > n)
+        return wg_fail(err, "the region %u,%u,%u,%u is not inside the "
+                       "%ux%u world", r.x, r.y, r.w, r.h, job->world.size,
+                       job->world.size);
+    return 0;
 }
 
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
@@ -64,6 +102,8 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
     if (dev_len)
         dev[0] = '\0';
 
+    if (wg_job_check(job, err) != 0)
+        return -1;
     double t0 = wg_now();
     void *ctx = b->open(job, t, err);
     if (!ctx)
@@ -71,11 +111,20 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
     t->setup = wg_now() - t0; /* allocation, upload, pipeline creation */
     if (b->device && dev_len && b->device(ctx))
         snprintf(dev, dev_len, "%s", b->device(ctx));
-    int rc = -1;
-    if (b->terrain(ctx, t, err) == 0 && b->erosion(ctx, t, err) == 0 &&
-        b->hydraulic(ctx, t, err) == 0 && b->normals(ctx, t, err) == 0 &&
-        b->readback(ctx, out, t, err) == 0)
-        rc = 0;
+    static const char *const names[] = {"terrain", "erosion", "hydraulic",
+                                        "normals"};
+    int (*const stages[])(void *, wg_times *, char *) = {
+        b->terrain, b->erosion, b->hydraulic, b->normals};
+    int rc = 0;
+    for (int i = 0; i < 4 && rc == 0; i++) {
+        if (job->progress)
+            job->progress(names[i], 0);
+        rc = stages[i](ctx, t, err);
+    }
+    if (rc == 0 && job->progress)
+        job->progress("readback", -1);
+    if (rc == 0)
+        rc = b->readback(ctx, out, t, err);
     b->close(ctx);
     if (rc != 0)
         wg_fields_free(out);
@@ -84,9 +133,15 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
 
 int wg_fields_alloc(wg_fields *f, uint32_t n)
 {
-    size_t bytes = wg_cells(n) * sizeof(float);
+    return wg_fields_alloc_rect(f, n, wg_rect_world(n));
+}
+
+int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r)
+{
+    size_t bytes = wg_rect_cells(r) * sizeof(float);
     memset(f, 0, sizeof *f);
     f->n = n;
+    f->r = r;
     f->height = malloc(bytes);
     f->water = malloc(bytes);
     f->sediment = malloc(bytes);
@@ -97,6 +152,23 @@ int wg_fields_alloc(wg_fields *f, uint32_t n)
         return 0;
     wg_fields_free(f);
     return -1;
+}
+
+int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out)
+{
+    if (wg_fields_alloc_rect(out, src->n, win) != 0)
+        return -1;
+    const float *from[6] = {src->height, src->water, src->sediment,
+                            src->nx,     src->ny,    src->nz};
+    float *to[6] = {out->height, out->water, out->sediment,
+                    out->nx,     out->ny,    out->nz};
+    for (int i = 0; i < 6; i++)
+        for (uint32_t y = 0; y < win.h; y++)
+            memcpy(to[i] + (size_t)y * win.w,
+                   from[i] + (size_t)(win.y + y - src->r.y) * src->r.w +
+                       (win.x - src->r.x),
+                   win.w * sizeof(float));
+    return 0;
 }
 
 void wg_fields_free(wg_fields *f)

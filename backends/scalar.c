@@ -361,13 +361,26 @@ void wg_scalar_normals(const wg_consts *c, const wg_view *h, wg_rect win,
     }
 }
 
-/* The backend: the whole world is one window, on host arrays. */
+/* The backend, on host arrays covering the rectangle R = wg_job_rect()
+ * (the whole world, or a region and its halo).  Each stage computes only
+ * the cells the later ones read: the window grown by the halo still
+ * needed (scalar_need), so no cell is computed from one that was not;
+ * for a whole world every such rectangle is the world. */
 
 typedef struct scalar_ctx {
     const wg_job *job;
-    wg_fields f;  /* height, nx, ny, nz: handed over by the readback */
-    float *other; /* the second erosion buffer */
+    wg_rect all, win; /* R, and the window read back */
+    uint32_t halo;    /* wg_halo(): R is win grown by it */
+    wg_fields f;      /* R's fields: handed over or cropped by readback */
+    float *other;     /* the second erosion buffer */
 } scalar_ctx;
+
+/* The window grown by 'left' cells of halo: what a stage must make for
+ * the stages after it, which read 'left' cells beyond the window. */
+static wg_rect scalar_need(const scalar_ctx *s, uint32_t left)
+{
+    return wg_rect_grow(s->win, left, s->job->world.size);
+}
 
 static int scalar_probe(const wg_job *job, char *err)
 {
@@ -399,15 +412,18 @@ static void *scalar_open(const wg_job *job, wg_times *t, char *err)
     if (!s)
         goto oom;
     s->job = job;
-    if (wg_fields_alloc(&s->f, job->world.size) != 0)
+    s->all = wg_job_rect(job);
+    s->win = wg_job_window(job);
+    s->halo = wg_halo(&job->world);
+    size_t bytes = wg_rect_cells(s->all) * sizeof(float);
+    if (wg_fields_alloc_rect(&s->f, job->world.size, s->all) != 0)
         goto oom;
-    s->other = malloc(wg_cells(job->world.size) * sizeof(float));
+    s->other = malloc(bytes);
     if (!s->other)
         goto oom;
     /* Touch every page now, in setup, rather than in the first stage that
      * writes it: first-touch page faults cost this VM 2-3 ms a field at 512,
      * which would otherwise be billed to whichever stage came first. */
-    size_t bytes = wg_cells(job->world.size) * sizeof(float);
     memset(s->f.height, 0, bytes);
     memset(s->f.nx, 0, bytes);
     memset(s->f.ny, 0, bytes);
@@ -416,8 +432,9 @@ static void *scalar_open(const wg_job *job, wg_times *t, char *err)
     return s;
 oom:
     scalar_close(s);
-    wg_fail(err, "scalar: out of memory for a %ux%u world",
-            job->world.size, job->world.size);
+    char what[160];
+    wg_job_describe(job, what, sizeof what);
+    wg_fail(err, "scalar: out of memory for %s", what);
     return NULL;
 }
 
@@ -425,10 +442,9 @@ static int scalar_terrain(void *ctx, wg_times *t, char *err)
 {
     (void)err;
     scalar_ctx *s = ctx;
-    uint32_t n = s->job->world.size;
-    wg_view dst = {s->f.height, wg_rect_world(n)};
+    wg_view dst = {s->f.height, s->all};
     double t0 = wg_now();
-    wg_scalar_terrain(&s->job->consts, s->job->lattice, wg_rect_world(n), &dst);
+    wg_scalar_terrain(&s->job->consts, s->job->lattice, s->all, &dst);
     t->terrain += wg_now() - t0;
     return 0;
 }
@@ -437,12 +453,13 @@ static int scalar_erosion(void *ctx, wg_times *t, char *err)
 {
     (void)err;
     scalar_ctx *s = ctx;
-    uint32_t n = s->job->world.size;
+    const uint32_t passes = s->job->world.passes;
     float *src = s->f.height, *dst = s->other;
     double t0 = wg_now();
-    for (uint32_t pass = 0; pass < s->job->world.passes; pass++) {
-        wg_view vs = {src, wg_rect_world(n)}, vd = {dst, wg_rect_world(n)};
-        wg_scalar_erosion_pass(&s->job->consts, &vs, wg_rect_world(n), &vd);
+    for (uint32_t pass = 0; pass < passes; pass++) {
+        wg_view vs = {src, s->all}, vd = {dst, s->all};
+        wg_scalar_erosion_pass(&s->job->consts, &vs,
+                               scalar_need(s, s->halo - pass - 1), &vd);
         float *tmp = src; /* ping-pong: the next pass reads what this wrote */
         src = dst;
         dst = tmp;
@@ -453,46 +470,53 @@ static int scalar_erosion(void *ctx, wg_times *t, char *err)
     return 0;
 }
 
-/* Stage 3 on the whole world: ping-pong pairs of ground, water and
- * sediment, the routing P and Q, and the starting ground b0 (kept for the
- * net sediment). */
+/* Stage 3: ping-pong pairs of ground, water and sediment, the routing P
+ * and Q, and the starting ground b0 (kept for the net sediment).  Step i
+ * routes the window grown by 2 (steps - i) and steps it grown by one
+ * less; settle makes the window grown by 1, for the normals. */
 static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
 {
     scalar_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
-    const uint32_t n = s->job->world.size, steps = s->job->world.steps;
-    const size_t bytes = wg_cells(n) * sizeof(float);
-    const wg_rect all = wg_rect_world(n);
+    const uint32_t steps = s->job->world.steps;
+    const size_t bytes = wg_rect_cells(s->all) * sizeof(float);
+    const wg_rect all = s->all;
     double t0 = wg_now();
     wg_hyd_buffers hb;
     int rc = -1;
-    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, n) != 0) {
-        wg_fail(err, "scalar: out of memory for the hydraulic stage of a "
-                "%ux%u world", n, n);
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all)) !=
+        0) {
+        char what[160];
+        wg_job_describe(s->job, what, sizeof what);
+        wg_fail(err, "scalar: out of memory for the hydraulic stage of %s",
+                what);
         goto out;
     }
 #define V(p) ((wg_view){(p), all})
     /* In place: the heights become the starting ground, kept in b0. */
-    wg_scalar_hydraulic_start(c, &V(s->f.height), all, &V(hb.b[0]),
-                              &V(hb.w[0]), &V(hb.s[0]));
+    wg_scalar_hydraulic_start(c, &V(s->f.height), scalar_need(s, 2 * steps + 1),
+                              &V(hb.b[0]), &V(hb.w[0]), &V(hb.s[0]));
     memcpy(hb.b0, hb.b[0], bytes);
     for (uint32_t i = 0; i < steps; i++) {
         wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
-        wg_scalar_hydraulic_route(c, &V(st.b), &V(st.w), all, &V(hb.p),
-                                  &V(hb.q));
+        uint32_t left = 2 * (steps - i); /* + 1 for the normals, - 1 */
+        wg_scalar_hydraulic_route(c, &V(st.b), &V(st.w), scalar_need(s, left),
+                                  &V(hb.p), &V(hb.q));
         const wg_view in[5] = {V(st.b), V(st.w), V(st.s), V(hb.p), V(hb.q)};
         const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
         const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
         const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
-        wg_scalar_hydraulic_step(c, pin, all, pout);
+        wg_scalar_hydraulic_step(c, pin, scalar_need(s, left - 1), pout);
+        if (s->job->progress)
+            s->job->progress("hydraulic", (double)(i + 1) / steps);
     }
     if (steps == 0) {
         memset(s->f.sediment, 0, bytes); /* the ground stays, the sea fills */
     } else {
         wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
         wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.s), &V(hb.b0),
-                                   all, &V(s->f.height), &V(st.w),
-                                   &V(s->f.sediment));
+                                   scalar_need(s, 1), &V(s->f.height),
+                                   &V(st.w), &V(s->f.sediment));
     }
 #undef V
     wg_hyd_buffers_finish(&hb, &s->f, steps);
@@ -507,24 +531,26 @@ static int scalar_normals(void *ctx, wg_times *t, char *err)
 {
     (void)err;
     scalar_ctx *s = ctx;
-    uint32_t n = s->job->world.size;
-    wg_rect w = wg_rect_world(n);
-    wg_view h = {s->f.height, w}, nx = {s->f.nx, w}, ny = {s->f.ny, w},
-            nz = {s->f.nz, w};
+    wg_rect r = s->all;
+    wg_view h = {s->f.height, r}, nx = {s->f.nx, r}, ny = {s->f.ny, r},
+            nz = {s->f.nz, r};
     double t0 = wg_now();
-    wg_scalar_normals(&s->job->consts, &h, w, &nx, &ny, &nz);
+    wg_scalar_normals(&s->job->consts, &h, s->win, &nx, &ny, &nz);
     t->normals += wg_now() - t0;
     return 0;
 }
 
 static int scalar_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
-    (void)err;
     scalar_ctx *s = ctx;
     double t0 = wg_now();
-    /* The fields already live in host memory: hand them over, no copy. */
-    *out = s->f;
-    memset(&s->f, 0, sizeof s->f);
+    if (wg_rect_equal(s->all, s->win)) {
+        /* The fields already live in host memory: hand them over, no copy. */
+        *out = s->f;
+        memset(&s->f, 0, sizeof s->f);
+    } else if (wg_fields_crop(&s->f, s->win, out) != 0) {
+        return wg_fail(err, "scalar: out of memory for the region's fields");
+    }
     t->readback += wg_now() - t0;
     return 0;
 }

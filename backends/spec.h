@@ -22,14 +22,19 @@
 #define WG_MAX_OCTAVES 16
 
 #define WG_SIZE_MIN 2u
-#define WG_SIZE_MAX 65536u
+#define WG_SIZE_MAX 65536u /* a whole world: its N*N fields are in memory */
+/* A world of which only a region is made (wg_job.region): memory goes with
+ * the region, not N*N.  2^20 + 1 is as far as SPEC.md's subnormal analysis
+ * of the hydraulic constants goes (RAIN >= 2^-30). */
+#define WG_REGION_SIZE_MAX 1048577u
 #define WG_EROSION_MAX 10000u
 #define WG_HYDRAULIC_MAX 100000u
 #define WG_SEA_DEFAULT 0.25f
 
 /* One world: everything that decides its fields. */
 typedef struct wg_world {
-    uint32_t size;    /* N: vertices per side, WG_SIZE_MIN..WG_SIZE_MAX */
+    uint32_t size;    /* N: vertices per side, WG_SIZE_MIN..WG_SIZE_MAX
+                         (WG_REGION_SIZE_MAX when a region is made) */
     uint32_t octaves; /* 1..WG_MAX_OCTAVES */
     uint32_t passes;  /* erosion passes, 0..WG_EROSION_MAX */
     uint32_t steps;   /* hydraulic steps, 0..WG_HYDRAULIC_MAX */
@@ -118,6 +123,35 @@ static inline wg_rect wg_rect_world(uint32_t n)
 static inline size_t wg_cells(uint32_t n)
 {
     return (size_t)n * (size_t)n;
+}
+
+/* Cells of a rectangle, as size_t. */
+static inline size_t wg_rect_cells(wg_rect r)
+{
+    return (size_t)r.w * (size_t)r.h;
+}
+
+static inline int wg_rect_equal(wg_rect a, wg_rect b)
+{
+    return a.x == b.x && a.y == b.y && a.w == b.w && a.h == b.h;
+}
+
+/* r grown by g cells on every side, cut at the N-sided world's border. */
+static inline wg_rect wg_rect_grow(wg_rect r, uint32_t g, uint32_t n)
+{
+    uint64_t x1 = (uint64_t)r.x + r.w + g, y1 = (uint64_t)r.y + r.h + g;
+    uint32_t x0 = r.x > g ? r.x - g : 0, y0 = r.y > g ? r.y - g : 0;
+    wg_rect o = {x0, y0, (uint32_t)(x1 < n ? x1 : n) - x0,
+                 (uint32_t)(y1 < n ? y1 : n) - y0};
+    return o;
+}
+
+/* SPEC.md "Windows and tiles": how many cells beyond a window's edge the
+ * whole pipeline reads, terrain to normals: one a thermal pass, two a
+ * hydraulic step, one for the normals. */
+static inline uint32_t wg_halo(const wg_world *w)
+{
+    return w->passes + 2u * w->steps + 1u;
 }
 
 #endif

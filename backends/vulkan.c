@@ -1,7 +1,10 @@
 /* vulkan.c: the Vulkan compute backend, SPEC.md's four stages as compute
  * shaders (shaders/terrain.comp, erosion.comp, hydraulic.comp,
  * normals.comp, embedded as SPIR-V) recorded into one command buffer per
- * world.  The Vulkan plumbing that knows nothing of the stages (instance,
+ * world.  Every field on the device covers the rectangle R = wg_job_rect()
+ * (the world, or a region and its halo), which the shaders treat as a
+ * world of its own size (the terrain alone places it in the world: the
+ * params' ox, oy); the readback takes the window out of it.  The Vulkan plumbing that knows nothing of the stages (instance,
  * device choice, buffers, views, set layouts, pipelines, barriers) is in
  * vulkan_device.c; this file has the stages: their fields, bindings,
  * specialisation constants and recording.
@@ -190,11 +193,14 @@ static const uint32_t vulkan_normals_spv[] =
 
 /* The uniform block 'params' of the shaders, std140: the scalars, then the
  * octave table as an array of structs (std140 rounds a struct's alignment
- * and the array stride up to 16 bytes, hence the padding). */
+ * and the array stride up to 16 bytes, hence the padding).  The stages run
+ * on the rectangle R (vulkan_ctx.all) as on a world of w x h cells whose
+ * border is R's edge (see openmp.c: exact on the window); the terrain
+ * alone needs R's place in the world, (ox, oy). */
 typedef struct vulkan_params {
-    uint32_t n, octaves;
+    uint32_t w, octaves;
     float inv_n, base, inv_norm, talus, rate, k1, k2;
-    float pad0[3];
+    uint32_t h, ox, oy;
     struct {
         float freq, amp, offs, cosv, sinv, pad[3];
     } oct[WG_MAX_OCTAVES];
@@ -204,12 +210,12 @@ _Static_assert(sizeof(vulkan_params) == 48 + 32 * WG_MAX_OCTAVES,
 
 /* The push constants of hydraulic.comp (std430, in this order): the
  * stage's host constants, copied by name from wg_consts (vulkan_hydraulic),
- * and the world's side. */
+ * and R's width and height. */
 typedef struct vulkan_hyd_consts {
     float sea, slope_d, kf, rain, keep, kc, ke, kd, creep_o, creep_d, eps;
-    uint32_t n;
+    uint32_t w, h;
 } vulkan_hyd_consts;
-_Static_assert(sizeof(vulkan_hyd_consts) == 48,
+_Static_assert(sizeof(vulkan_hyd_consts) == 52,
                "vulkan_hyd_consts must match hydraulic.comp's push constants");
 
 /* The blocked erosion kernel's shape (erosion.comp: W, K, H): each
@@ -313,6 +319,7 @@ enum { VULKAN_R_HEIGHT, VULKAN_R_WATER, VULKAN_R_SEDIMENT, VULKAN_R_NX,
 
 typedef struct vulkan_ctx {
     const wg_job *job;
+    wg_rect all, win;    /* the rectangle computed (R), the window read back */
     uint32_t wg_x, wg_y; /* workgroup size (specialisation constants) */
     uint32_t rows;       /* cells down a column per erosion invocation */
     uint32_t hyd_rows;   /* the same for the hydraulic passes */
@@ -374,7 +381,8 @@ static uint32_t vulkan_largest_side(uint64_t limit, uint64_t floats)
 static int vulkan_plan(vulkan_ctx *v, char *err)
 {
     const VkPhysicalDeviceLimits *lim = &v->d.props.limits;
-    uint32_t n = v->job->world.size;
+    const uint32_t n = v->job->world.size;
+    const int region = v->job->region.w != 0;
 
     /* 16x16, the usual choice on GPUs: on lavapipe the shape changes
      * nothing beyond the noise (see the measurements at the top); 8x8 where
@@ -402,7 +410,7 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
         v->blocked = 0;
     else if (ero && strcmp(ero, "blocked") == 0)
         v->blocked = 1;
-    v->texels = wg_cells(n) <= lim->maxTexelBufferElements;
+    v->texels = wg_rect_cells(v->all) <= lim->maxTexelBufferElements;
     /* WORLDGEN_VK_TEXELS=0: storage-buffer reads everywhere, as on a
      * device whose texel buffers are too small for the world (the tests
      * use it). */
@@ -423,11 +431,19 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
                                            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
 
-    /* Each field is one storage buffer with its own allocation. */
-    uint64_t bytes = (uint64_t)wg_cells(n) * sizeof(float);
+    /* Each field is one storage buffer with its own allocation.  A region
+     * run's messages name the rectangle it computes, not the world. */
+    uint64_t bytes = (uint64_t)wg_rect_cells(v->all) * sizeof(float);
     uint64_t limit = lim->maxStorageBufferRange;
     if (v->d.max_alloc < limit)
         limit = v->d.max_alloc;
+    if (bytes > limit && region)
+        return wg_fail(err, "vulkan: %s need %.2f MiB per field but %s "
+                       "allows at most %.2f MiB per buffer: use a smaller "
+                       "--region, fewer --erosion passes and --hydraulic "
+                       "steps (a smaller halo), or a CPU backend",
+                       v->d.what, vulkan_mib(bytes), v->d.props.deviceName,
+                       vulkan_mib(limit));
     if (bytes > limit)
         return wg_fail(err, "vulkan: a %ux%u world needs %.2f MiB per field "
                        "but %s allows at most %.2f MiB per buffer (the "
@@ -439,6 +455,12 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
     /* The hydraulic stage's state and routing: four floats a cell, as
      * texels (one allocation each) or storage buffers. */
     uint64_t packed = 4 * bytes, plimit = v->texels ? v->d.max_alloc : limit;
+    if (v->job->world.steps > 0 && packed > plimit && region)
+        return wg_fail(err, "vulkan: the hydraulic stage of %s needs %.2f "
+                       "MiB per buffer but %s allows at most %.2f MiB: use "
+                       "a smaller --region, fewer --hydraulic steps or a "
+                       "CPU backend", v->d.what, vulkan_mib(packed),
+                       v->d.props.deviceName, vulkan_mib(plimit));
     if (v->job->world.steps > 0 && packed > plimit)
         return wg_fail(err, "vulkan: the hydraulic stage of a %ux%u world "
                        "needs %.2f MiB per buffer but %s allows at most %.2f "
@@ -448,12 +470,13 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
                        vulkan_mib(packed), v->d.props.deviceName,
                        vulkan_mib(plimit), vulkan_largest_side(plimit, 4),
                        vulkan_largest_side(plimit, 4));
-    uint64_t groups = (n + v->wg_x - 1) / v->wg_x;
-    if (groups > lim->maxComputeWorkGroupCount[0] ||
-        groups > lim->maxComputeWorkGroupCount[1])
-        return wg_fail(err, "vulkan: a %ux%u world needs %llu workgroups "
-                       "per side, but %s dispatches at most %u x %u",
-                       n, n, (unsigned long long)groups,
+    uint64_t gx = (v->all.w + v->wg_x - 1) / v->wg_x,
+             gy = (v->all.h + v->wg_y - 1) / v->wg_y;
+    if (gx > lim->maxComputeWorkGroupCount[0] ||
+        gy > lim->maxComputeWorkGroupCount[1])
+        return wg_fail(err, "vulkan: %s needs %llu x %llu workgroups, but "
+                       "%s dispatches at most %u x %u", v->d.what,
+                       (unsigned long long)gx, (unsigned long long)gy,
                        v->d.props.deviceName,
                        lim->maxComputeWorkGroupCount[0],
                        lim->maxComputeWorkGroupCount[1]);
@@ -509,16 +532,20 @@ static VkDeviceSize vulkan_cells(const vulkan_ctx *v, int f)
 {
     if (f >= VULKAN_F_STATE_A && v->job->world.steps == 0)
         return 1;
-    return wg_cells(v->job->world.size);
+    return wg_rect_cells(v->all);
 }
 
 /* ----------------------------------------------------------------- buffers */
 
-/* The params block of the shaders, from the job's host constants. */
-static void vulkan_fill_params(const wg_consts *c, vulkan_params *p)
+/* The params block of the shaders, from the job's host constants and R. */
+static void vulkan_fill_params(const wg_consts *c, wg_rect all,
+                               vulkan_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->n = c->n;
+    p->w = all.w;
+    p->h = all.h;
+    p->ox = all.x;
+    p->oy = all.y;
     p->octaves = c->octaves;
     p->inv_n = c->inv_n;
     p->base = c->base;
@@ -565,7 +592,8 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
     const VkBufferUsageFlags xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     vulkan_dev *d = &v->d;
-    VkDeviceSize field = wg_cells(v->job->world.size) * sizeof(float);
+    /* The results come back as the window alone (vulkan_normals). */
+    VkDeviceSize field = wg_rect_cells(v->win) * sizeof(float);
     VkDeviceSize lat = (VkDeviceSize)WG_LATTICE_R * WG_LATTICE_R * 4 *
                        sizeof(float);
     /* Staged: everything the shaders touch is device-local (else any
@@ -595,7 +623,7 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
     }
 
     vulkan_params params;
-    vulkan_fill_params(&v->job->consts, &params);
+    vulkan_fill_params(&v->job->consts, v->all, &params);
     float *quad = malloc(lat);
     if (!quad)
         return wg_fail(err, "vulkan: out of memory");
@@ -979,7 +1007,9 @@ static vulkan_ctx *vulkan_start(const wg_job *job, char *err)
         return NULL;
     }
     v->job = job;
-    v->d.n = job->world.size;
+    v->all = wg_job_rect(job);
+    v->win = wg_job_window(job);
+    wg_job_describe(job, v->d.what, sizeof v->d.what);
     if (vulkan_dev_instance(&v->d, err) ||
         vulkan_dev_pick(&v->d, job->gpu, job->power, err) ||
         vulkan_plan(v, err)) {
@@ -1005,7 +1035,7 @@ static int vulkan_probe(const wg_job *job, char *err)
  * the 2-core CI machine), so auto never picks it. */
 static int vulkan_auto_rank(const wg_job *job)
 {
-    if (wg_scalar_seconds(&job->world) < 3e-3)
+    if (wg_scalar_seconds(job) < 3e-3)
         return 0;
     char err[WG_ERR_LEN];
     vulkan_ctx *v = vulkan_start(job, err);
@@ -1026,16 +1056,16 @@ static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
         vulkan_create_descriptors(v, err) ||
         vulkan_create_pipelines(v, err) || vulkan_create_commands(v, err))
         goto fail;
-    /* The host fields, touched now for the same reason as the buffers. */
-    uint32_t n = job->world.size;
-    if (wg_fields_alloc(&v->out, n) != 0) {
-        wg_fail(err, "vulkan: out of memory for a %ux%u world", n, n);
+    /* The host fields (the window), touched now for the same reason as
+     * the buffers. */
+    if (wg_fields_alloc_rect(&v->out, job->world.size, v->win) != 0) {
+        wg_fail(err, "vulkan: out of memory for %s", v->d.what);
         goto fail;
     }
     float *f[VULKAN_RESULTS] = {v->out.height, v->out.water, v->out.sediment,
                                 v->out.nx,     v->out.ny,    v->out.nz};
     for (int i = 0; i < VULKAN_RESULTS; i++)
-        memset(f[i], 0, wg_cells(n) * sizeof(float));
+        memset(f[i], 0, wg_rect_cells(v->win) * sizeof(float));
     return v;
 fail:
     vulkan_close(v);
@@ -1062,15 +1092,15 @@ static void vulkan_timestamp(vulkan_ctx *v, uint32_t which)
                             v->queries, which);
 }
 
-/* Dispatch the bound pipeline over the grid, in workgroups of wg_x by
- * wg_y, each invocation 'cols' cells across and 'rows' cells down. */
+/* Dispatch the bound pipeline over R, in workgroups of wg_x by wg_y, each
+ * invocation 'cols' cells across and 'rows' cells down. */
 static void vulkan_grid(const vulkan_ctx *v, VkCommandBuffer cmd,
                         uint32_t wg_x, uint32_t wg_y, uint32_t cols,
                         uint32_t rows)
 {
-    uint32_t n = v->job->world.size, w = (n + cols - 1) / cols,
-             h = (n + rows - 1) / rows;
-    /* ceil(N / wg) per side; the shaders skip the cells past N. */
+    uint32_t w = (v->all.w + cols - 1) / cols,
+             h = (v->all.h + rows - 1) / rows;
+    /* ceil(side / wg); the shaders skip the cells past R's edge. */
     vkCmdDispatch(cmd, (w + wg_x - 1) / wg_x, (h + wg_y - 1) / wg_y, 1);
 }
 
@@ -1151,7 +1181,8 @@ static void vulkan_hyd_push(const vulkan_ctx *v, VkCommandBuffer cmd)
         .sea = k->sea,   .slope_d = k->slope_d, .kf = k->kf,
         .rain = k->rain, .keep = k->keep,       .kc = k->kc,
         .ke = k->ke,     .kd = k->kd,           .creep_o = k->creep_o,
-        .creep_d = k->creep_d, .eps = k->eps,   .n = v->job->world.size,
+        .creep_d = k->creep_d, .eps = k->eps,   .w = v->all.w,
+        .h = v->all.h,
     };
     vkCmdPushConstants(cmd, v->hyd_pipe_layout, VK_SHADER_STAGE_COMPUTE_BIT,
                        0, sizeof push, &push);
@@ -1247,11 +1278,26 @@ static int vulkan_normals(void *ctx, wg_times *t, char *err)
                        VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_TRANSFER_READ_BIT);
-        for (int i = 0; i < VULKAN_RESULTS; i++) {
-            VkBufferCopy region = {0, 0, v->rb[i].size};
+        /* The window's rows of R: one copy when they are contiguous (a
+         * whole run), else one a row. */
+        uint32_t rows = v->win.w == v->all.w ? 1 : v->win.h;
+        VkDeviceSize len = (VkDeviceSize)(rows == 1 ? v->win.h : 1) *
+                           v->win.w * sizeof(float);
+        VkBufferCopy *regions = malloc(rows * sizeof *regions);
+        if (!regions)
+            return wg_fail(err, "vulkan: out of memory");
+        for (uint32_t y = 0; y < rows; y++)
+            regions[y] = (VkBufferCopy){
+                .srcOffset = (((VkDeviceSize)(v->win.y + y - v->all.y) *
+                               v->all.w) + (v->win.x - v->all.x)) *
+                             sizeof(float),
+                .dstOffset = (VkDeviceSize)y * v->win.w * sizeof(float),
+                .size = len,
+            };
+        for (int i = 0; i < VULKAN_RESULTS; i++)
             vkCmdCopyBuffer(v->cmd, v->field[vulkan_result_field(v, i)].buf,
-                            v->rb[i].buf, 1, &region);
-        }
+                            v->rb[i].buf, rows, regions);
+        free(regions);
         vulkan_timestamp(v, VULKAN_TS_COPIES);
         /* The host reads the staging buffers after the fence. */
         vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -1311,14 +1357,14 @@ fail:
 static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
     vulkan_ctx *v = ctx;
-    uint32_t n = v->job->world.size;
     double t0 = wg_now();
 
     float *to[VULKAN_RESULTS] = {v->out.height, v->out.water,
                                  v->out.sediment, v->out.nx,
                                  v->out.ny,      v->out.nz};
-    /* One bulk copy per field, each from its own buffer. */
-    size_t bytes = wg_cells(n) * sizeof(float);
+    /* One bulk copy per field, each from its own buffer (staged: the
+     * window already; mapped: the window's rows of R). */
+    const wg_rect win = v->win, all = v->staged ? v->win : v->all;
     for (int i = 0; i < VULKAN_RESULTS; i++) {
         const vulkan_buf *from =
             v->staged ? &v->rb[i] : &v->field[vulkan_result_field(v, i)];
@@ -1326,7 +1372,16 @@ static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
             return wg_fail(err, "vulkan: a result buffer is not mapped");
         if (vulkan_buf_invalidate(&v->d, from, err))
             return -1;
-        memcpy(to[i], from->map, bytes);
+        if (wg_rect_equal(win, all)) {
+            memcpy(to[i], from->map, wg_rect_cells(win) * sizeof(float));
+            continue;
+        }
+        const float *src = from->map;
+        for (uint32_t y = 0; y < win.h; y++)
+            memcpy(to[i] + (size_t)y * win.w,
+                   src + (size_t)(win.y + y - all.y) * all.w +
+                       (win.x - all.x),
+                   win.w * sizeof(float));
     }
     *out = v->out;
     memset(&v->out, 0, sizeof v->out);

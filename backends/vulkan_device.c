@@ -545,9 +545,9 @@ int vulkan_buf_create(vulkan_dev *d, vulkan_buf *b, VkDeviceSize size,
     };
     VkResult rc = vkAllocateMemory(d->device, &alloc, NULL, &b->mem);
     if (rc == VK_ERROR_OUT_OF_DEVICE_MEMORY || rc == VK_ERROR_OUT_OF_HOST_MEMORY)
-        return wg_fail(err, "vulkan: %s is out of memory for a %ux%u world "
-                       "(%s allocating %llu MiB): use a smaller --size",
-                       d->props.deviceName, d->n, d->n,
+        return wg_fail(err, "vulkan: %s is out of memory for %s (%s "
+                       "allocating %llu MiB): use a smaller --size",
+                       d->props.deviceName, d->what[0] ? d->what : "the world",
                        vulkan_result_name(rc),
                        (unsigned long long)(req.size >> 20));
     VK_CHECK(rc);

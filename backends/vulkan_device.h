@@ -25,7 +25,7 @@
 
 /* The device the backend runs on, and how it was found. */
 typedef struct vulkan_dev {
-    uint32_t n; /* the world's side, for messages (0: none) */
+    char what[192]; /* what runs, for messages: "a 512x512 world" */
     VkInstance instance;
     VkDebugUtilsMessengerEXT messenger;
     VkPhysicalDevice phys;

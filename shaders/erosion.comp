@@ -20,9 +20,12 @@
 // Every expression is 'precise' (no FMA contraction), and each cell adds
 // its neighbours' terms in the SPEC's order (dy outer, dx inner), because
 // 'moved' is a binary32 sum whose rounding depends on the order of its
-// terms.  Neighbours outside the world (world coordinates, not the strip's)
-// add nothing: the term is replaced by +0, and moved + 0 = moved exactly
-// (moved is never -0: it starts at +0 and a sum that cancels to zero is +0).
+// terms.  Neighbours outside R (the rectangle computed, p.w x p.h: the
+// world, or a region and its halo; R's coordinates, not the strip's) add
+// nothing: the term is replaced by +0, and moved + 0 = moved exactly (moved
+// is never -0: it starts at +0 and a sum that cancels to zero is +0).
+// Where R's edge is not the world's, the cells it makes wrong lie in the
+// halo, outside the window read back (SPEC.md "Windows and tiles").
 #version 450
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
@@ -40,15 +43,18 @@ const int WK = W + 2 * K;
 const int H = 128;
 
 // Only the members this stage reads; the layout is the same block as in
-// terrain.comp (std140 offsets 0..27).
+// terrain.comp (std140 offsets 0..39).
 layout(std140, set = 0, binding = 0) uniform params {
-    uint n;
+    uint w; // R's width
     uint octaves;
     float inv_n;
     float base;
     float inv_norm;
     float talus;
     float rate;
+    float k1;
+    float k2;
+    uint h; // R's height
 } p;
 
 layout(std430, set = 0, binding = 2) readonly buffer src_buf {
@@ -85,10 +91,10 @@ float exchange(float moved, float h, float nb, bool ok)
 
 void single_pass()
 {
-    uint n = p.n;
+    uint n = p.w, rows = p.h;
     uint x = gl_GlobalInvocationID.x, y0 = gl_GlobalInvocationID.y * ROWS;
-    if (x >= n || y0 >= n)
-        return; // the grid need not divide by the workgroup size
+    if (x >= n || y0 >= rows)
+        return; // R need not divide by the workgroup size
 
     // The loads clamp their index only to stay inside the buffer; a
     // clamped value is never used.
@@ -106,9 +112,9 @@ void single_pass()
     uint r = y0 * n;
     float b0 = ld(r + xl), b1 = ld(r + x), b2 = ld(r + xr);
 
-    uint y1 = min(y0 + ROWS, n);
+    uint y1 = min(y0 + ROWS, rows);
     for (uint y = y0; y < y1; y++) {
-        bool has_up = y > 0u, has_down = y + 1u < n;
+        bool has_up = y > 0u, has_down = y + 1u < rows;
         float c0 = 0.0, c1 = 0.0, c2 = 0.0;
         if (has_down) {
             uint rd = (y + 1u) * n;
@@ -148,8 +154,8 @@ void single_pass()
     M(18, a, b, c, d, e) M(19, a, b, c, d, e) M(20, a, b, c, d, e)          \
     M(21, a, b, c, d, e) M(22, a, b, c, d, e) M(23, a, b, c, d, e)
 
-// Strip column i (0 .. WK-1) is world column x0 - K + i; col_ok[i]: it is
-// inside the world; pair_ok[i]: columns i and i + 1 both are.
+// Strip column i (0 .. WK-1) is R's column x0 - K + i; col_ok[i]: it is
+// inside R; pair_ok[i]: columns i and i + 1 both are.
 // plo[i], phi[i]: the clamp's bounds for the pair (i, i + 1), -T and T, or
 // -inf and +inf where pair_ok[i] is false.
 bool col_ok[WK], pair_ok[WK];
@@ -176,7 +182,7 @@ float term(float h, float nb, float lo, float hi)
     return m;
 }
 
-// One row of pass k, centred on world row rc, from pass k-1's rows rc (b)
+// One row of pass k, centred on R's row rc, from pass k-1's rows rc (b)
 // and rc + 1 (c), and s, the sum of each cell's three upward terms (made
 // from the negated downward terms of row rc - 1 by the same pass).  Strip
 // columns k .. WK-1-k are made (valid); a pair term is made where one of
@@ -256,7 +262,7 @@ float term(float h, float nb, float lo, float hi)
 #define PASS(k, b, c, s, nb, nc)                                           \
     if (k <= int(PASSES)) {                                                \
         int rc = yy - k;                                                   \
-        bool vr = rc >= 0 && rc + 1 < int(n); /* rows rc, rc+1 exist */    \
+        bool vr = rc >= 0 && rc + 1 < int(rows); /* rc, rc+1 exist */   \
         float rlo = vr ? mt : ninf, rhi = vr ? t : inf;                    \
         float hz[WK], dl[WK], vv[WK], dr[WK], row[WK], dlo[WK], dhi[WK];   \
         EACH_COL(DBOUNDS, k, _, _, _, _)                                   \
@@ -275,19 +281,19 @@ float term(float h, float nb, float lo, float hi)
 
 void blocked()
 {
-    uint n = p.n;
-    int nm = int(n) - 1;
+    uint n = p.w, rows = p.h;
+    int nm = int(n) - 1, hm = int(rows) - 1;
     int x0 = int(gl_GlobalInvocationID.x) * W;
     uint y0 = gl_GlobalInvocationID.y * uint(H);
-    if (x0 >= int(n) || y0 >= n)
-        return; // the grid need not divide by the strip size
+    if (x0 >= int(n) || y0 >= rows)
+        return; // R need not divide by the strip size
 
     EACH_COL(COL_OK, _, _, _, _, _)
     EACH_COL(PAIR_OK, _, _, _, _, _)
-    int y_end = int(min(y0 + uint(H), n));
+    int y_end = int(min(y0 + uint(H), rows));
 
     // Each pass's last two rows, oldest first, and its upward sums.  Rows
-    // above the world or not yet read are never used by a valid cell:
+    // above R or not yet read are never used by a valid cell:
     // zeros keep them defined.
     float b0[WK], c0[WK], b1[WK], c1[WK], b2[WK], c2[WK], b3[WK], c3[WK];
     float s1[WK], s2[WK], s3[WK], s4[WK];
@@ -299,7 +305,7 @@ void blocked()
     int last = y_end - 1 + int(PASSES);
     for (int yy = int(y0) - K; yy <= last; yy++) {
         b0 = c0;
-        uint yc = uint(clamp(yy, 0, nm)) * n;
+        uint yc = uint(clamp(yy, 0, hm)) * n;
         EACH_COL(LOAD, _, _, _, _, _)
         PASS(1, b0, c0, s1, b1, c1)
         PASS(2, b1, c1, s2, b2, c2)

@@ -29,7 +29,7 @@
 // integer subtraction for rcp's seed.  The constants are the host's binary32
 // values (push constants), never literals here.  Each cell visits its
 // neighbours in the SPEC's order, dy = -1, 0, 1 outer and dx = -1, 0, 1
-// inner; a neighbour outside the world is skipped: its terms are computed
+// inner; a neighbour outside R is skipped: its terms are computed
 // from a clamped load and then not selected, so every sum is the C's, term
 // for term.  The loop over rows has a specialisation-constant bound, which
 // glslc cannot unroll (its unroller drops 'precise' from the copies: see
@@ -53,7 +53,9 @@ const uint STEP = 3u;
 const uint SETTLE = 4u;
 
 // The host's binary32 constants of the stage (wg_hyd_consts in spec.h) and
-// the world's side: vulkan.c's vulkan_hyd_push.
+// the size of R, the rectangle computed (the world, or a region and its
+// halo), whose edge is treated as the world's border (where it is not, the
+// cells it makes wrong lie in the halo): vulkan.c's vulkan_hyd_push.
 layout(push_constant, std430) uniform consts {
     float sea;
     float slope_d;
@@ -66,7 +68,8 @@ layout(push_constant, std430) uniform consts {
     float creep_o;
     float creep_d;
     float eps;
-    uint n;
+    uint w;
+    uint h;
 } k;
 
 // Texels where the world fits maxTexelBufferElements (TEXELS: lavapipe
@@ -176,7 +179,7 @@ float route(float dmax, float sum, float w)
 
 // The window: rows above (a), at (b) and below (c) the cell, columns left
 // (0), centre (1) and right (2).  A load clamps its row and column only to
-// stay inside the world: a clamped value is never selected.
+// stay inside R: a clamped value is never selected.
 
 // Pass 1 of one cell: its surface drop to neighbour k (surface hk), where
 // it exists ('ok'), flushed, into d, and the steepest weighted drop ...
@@ -196,8 +199,8 @@ float route(float dmax, float sum, float w)
 
 void route_pass(uint x, uint y0, uint y1)
 {
-    uint n = k.n, last = n - 1u;
-    bool hl = x > 0u, hr = x < last;
+    uint n = k.w, last = k.h - 1u;
+    bool hl = x > 0u, hr = x < n - 1u;
     uint xl = hl ? x - 1u : x, xr = hr ? x + 1u : x;
     float gd = k.slope_d;
 
@@ -334,8 +337,8 @@ void finish(uint i, float b, float w, float s, float out_, float win,
 
 void step_pass(uint x, uint y0, uint y1)
 {
-    uint n = k.n, last = n - 1u;
-    bool hl = x > 0u, hr = x < last;
+    uint n = k.w, last = k.h - 1u;
+    bool hl = x > 0u, hr = x < n - 1u;
     uint xl = hl ? x - 1u : x, xr = hr ? x + 1u : x;
     float gd = k.slope_d, co = k.creep_o, cd = k.creep_d;
 
@@ -427,11 +430,11 @@ void settle(uint i)
 
 void main()
 {
-    uint n = k.n;
+    uint n = k.w;
     uint x = gl_GlobalInvocationID.x, y0 = gl_GlobalInvocationID.y * ROWS;
-    if (x >= n || y0 >= n)
-        return; // the grid need not divide by the workgroup size
-    uint y1 = min(y0 + ROWS, n);
+    if (x >= n || y0 >= k.h)
+        return; // R need not divide by the workgroup size
+    uint y1 = min(y0 + ROWS, k.h);
     if (PASS == ROUTE) {
         route_pass(x, y0, y1);
     } else if (PASS == STEP) {

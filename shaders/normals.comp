@@ -1,6 +1,8 @@
-// normals.comp: SPEC.md stage 3, normals by central differences (a gather:
+// normals.comp: SPEC.md stage 4, normals by central differences (a gather:
 // each invocation reads four neighbours and writes only its own cell), into
-// three separate buffers so each comes back to the host in one copy.
+// three separate buffers so each comes back to the host in one copy.  R's
+// edge (p.w x p.h) is treated as the world's border: where it is not, the
+// edge cells are wrong but lie in the halo, outside the window read back.
 //
 // '/' and sqrt() are not correctly rounded on every GPU, so these may differ
 // from the CPU backends by a few units in the last place (SPEC.md allows
@@ -13,9 +15,9 @@ layout(constant_id = 4) const bool TEXELS = true; // h through hT
 layout(constant_id = 11) const float K1 = 0.0;
 layout(constant_id = 12) const float K2 = 0.0;
 
-// The same block as in terrain.comp, up to k2 (std140 offsets 0..35).
+// The same block as in terrain.comp, up to h (std140 offsets 0..39).
 layout(std140, set = 0, binding = 0) uniform params {
-    uint n;
+    uint w;
     uint octaves;
     float inv_n;
     float base;
@@ -24,6 +26,7 @@ layout(std140, set = 0, binding = 0) uniform params {
     float rate;
     float k1;
     float k2;
+    uint h;
 } p;
 
 layout(std430, set = 0, binding = 2) readonly buffer height_buf {
@@ -52,13 +55,13 @@ layout(std430, set = 0, binding = 6) writeonly buffer nz_buf {
 void main()
 {
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-    uint n = p.n;
-    if (x >= n || y >= n)
-        return; // the grid need not divide by the workgroup size
+    uint n = p.w;
+    if (x >= n || y >= p.h)
+        return; // R need not divide by the workgroup size
 
-    uint last = n - 1u;
-    uint xm = x > 0u ? x - 1u : 0u, xp = x < last ? x + 1u : last;
-    uint ym = y > 0u ? y - 1u : 0u, yp = y < last ? y + 1u : last;
+    uint lastx = n - 1u, lasty = p.h - 1u;
+    uint xm = x > 0u ? x - 1u : 0u, xp = x < lastx ? x + 1u : lastx;
+    uint ym = y > 0u ? y - 1u : 0u, yp = y < lasty ? y + 1u : lasty;
     // The clamped border spans one cell, not two (k1, not k2).
     float kx = (xp - xm == 2u) ? K2 : K1;
     float ky = (yp - ym == 2u) ? K2 : K1;

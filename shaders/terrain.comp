@@ -1,5 +1,7 @@
 // terrain.comp: SPEC.md stage 1, ridged fractal value noise, one invocation
-// per cell.
+// per cell of the rectangle R (p.w x p.h cells at (p.ox, p.oy) in the
+// world: the whole world, or a region and its halo), sampled at the cell's
+// world coordinates.
 //
 // Every expression is 'precise' (SPIR-V NoContraction) so that no compiler
 // fuses a*b+c into an FMA: the heights must equal the scalar backend's to
@@ -34,13 +36,13 @@ OCT(8) OCT(9) OCT(10) OCT(11) OCT(12) OCT(13) OCT(14) OCT(15)
     float[16](X##0, X##1, X##2, X##3, X##4, X##5, X##6, X##7, X##8, X##9,   \
               X##10, X##11, X##12, X##13, X##14, X##15)
 
-// The host constants of one world (vk_params in vulkan.c mirrors this
-// std140 layout).
+// The host constants of one world and R (vulkan_params in vulkan.c
+// mirrors this std140 layout).
 struct octave {
     float freq, amp, offs, cosv, sinv;
 };
 layout(std140, set = 0, binding = 0) uniform params {
-    uint n;
+    uint w; // R's width
     uint octaves;
     float inv_n;
     float base;
@@ -49,6 +51,9 @@ layout(std140, set = 0, binding = 0) uniform params {
     float rate;
     float k1;
     float k2;
+    uint h;  // R's height
+    uint ox; // R's first column and row in the world
+    uint oy;
     octave oct[16];
 } p;
 
@@ -76,8 +81,8 @@ vec4 cells(int ix, int iy)
 void main()
 {
     uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-    if (x >= p.n || y >= p.n)
-        return; // the grid need not divide by the workgroup size
+    if (x >= p.w || y >= p.h)
+        return; // R need not divide by the workgroup size
 
     // The table as arrays, indexed by the (unrolled) loop.
     float COSV[16] = TABLE(C);
@@ -86,7 +91,8 @@ void main()
     float AMP[16] = TABLE(A);
     float OFFS[16] = TABLE(O);
 
-    precise float fxc = float(x), fyc = float(y); // exact below 2^24
+    // World coordinates, exact below 2^24 (N <= 2^20 + 1).
+    precise float fxc = float(x + p.ox), fyc = float(y + p.oy);
     precise float sum = 0.0;
     for (uint o = 0u; o < OCTAVES; o++) {
         precise float ux = ((fxc * INV_N) * BASE) * FREQ[o];
@@ -110,7 +116,7 @@ void main()
     }
     precise float h = sum * INV_NORM;
     if (TEXELS)
-        imageStore(heightT, int(y * p.n + x), vec4(h));
+        imageStore(heightT, int(y * p.w + x), vec4(h));
     else
-        height[y * p.n + x] = h;
+        height[y * p.w + x] = h;
 }
