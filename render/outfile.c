@@ -1,14 +1,18 @@
-/* outfile.c: atomic output files (temporary + rename) and their cleanup on
- * interrupt.
+/* outfile.c: atomic output files (temporary + rename), what a name means
+ * (links followed, descriptors, devices), and the fatal signals that must
+ * not leave a temporary behind.
  *
  * The temporaries' names live in a fixed table of plain char arrays, so the
  * signal handler can unlink them without touching the heap. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,34 +21,293 @@
 
 #define OUTFILE_SLOTS 8
 #define OUTFILE_PATH_MAX 4096
+#define OUTFILE_HOPS 40 /* links followed before giving up, as the kernel */
+/* A temporary is "." + (part of) the name + ".tmp-XXXXXX": 12 bytes more. */
+#define OUTFILE_TMP_EXTRA 12
+
+/* How a wg_outfile is written (its 'how'). */
+enum {
+    OUT_NONE = 0, /* not open (a zeroed one) */
+    OUT_STDOUT,   /* the stdio stream stdout */
+    OUT_DIRECT,   /* a stream of its own, written in place: a descriptor's
+                   * duplicate, a device, a FIFO */
+    OUT_TEMP,     /* a temporary, renamed over outfile_dst[slot] */
+};
 
 static char outfile_tmp[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
+static char outfile_dst[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static volatile sig_atomic_t outfile_used[OUTFILE_SLOTS];
+
+/* The signal handler and a commit's renames exclude each other, whatever
+ * thread the signal lands on: a handler that finds renames under way
+ * leaves its signal to the committer, who dies of it once they are done,
+ * and a commit that finds the process dying waits for the end.  Lock-free
+ * atomics, so the handler may use them. */
+enum { STATE_IDLE, STATE_RENAMING, STATE_DYING };
+static atomic_int outfile_state;
+static atomic_int outfile_deferred; /* a signal left to the committer */
+
+/* ---- messages ---------------------------------------------------------- */
+
+const char *wg_outfile_shown(const char *path, char *buf)
+{
+    size_t len = strlen(path);
+    if (len <= WG_PATH_SHOWN)
+        return path;
+    /* Keep more of the end, where the file's own name is; cut between
+     * UTF-8 characters, not inside one. */
+    size_t head = 48, tail = len - (WG_PATH_SHOWN - head - 3);
+    while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80)
+        head--;
+    while (tail < len && ((unsigned char)path[tail] & 0xC0) == 0x80)
+        tail++;
+    memcpy(buf, path, head);
+    memcpy(buf + head, "...", 3);
+    memcpy(buf + head + 3, path + tail, len - tail + 1);
+    return buf;
+}
+
+/* The reason for errno e about 'path', clearer than strerror where a name
+ * is too long. */
+static int outfile_errno(const char *path, int e, char *err)
+{
+    if (e == ENAMETOOLONG) {
+        size_t longest = 0, len = strlen(path);
+        int last = 0;
+        for (const char *p = path; *p;) {
+            size_t n = strcspn(p, "/");
+            if (n > longest) {
+                longest = n;
+                last = p[n] == '\0';
+            }
+            p += n + (p[n] == '/');
+        }
+        if (longest > NAME_MAX)
+            return wg_fail(err, "%s is %zu bytes long, more than the %d a "
+                           "file name may have",
+                           last ? "its name" : "a folder's name in it",
+                           longest, NAME_MAX);
+        return wg_fail(err, "it is %zu bytes long (or its links are), more "
+                       "than the %d a path may have", len,
+                       OUTFILE_PATH_MAX - 1);
+    }
+    if (e == ELOOP)
+        return wg_fail(err, "%s (more than %d links, or a loop)", strerror(e),
+                       OUTFILE_HOPS);
+    return wg_fail(err, "%s", strerror(e ? e : EIO));
+}
+
+/* ---- what a name means ------------------------------------------------- */
+
+/* The folder 'name' is in: "/" for "/x", "." for "x". */
+static void outfile_folder(const char *name, char *dir)
+{
+    const char *slash = strrchr(name, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else
+        snprintf(dir, OUTFILE_PATH_MAX, "%.*s",
+                 slash == name ? 1 : (int)(slash - name), name);
+}
+
+/* What writing a name writes. */
+typedef struct outfile_target {
+    int fd;    /* >= 0: this descriptor of ours */
+    int other; /* another process's descriptor (/proc/N/fd/M): open the
+                * name itself */
+    char name[OUTFILE_PATH_MAX]; /* else the name, links followed; it may
+                                  * not exist */
+} outfile_target;
+
+static int outfile_digits(const char *s)
+{
+    if (!*s || strlen(s) > 9)
+        return 0;
+    return strspn(s, "0123456789") == strlen(s);
+}
+
+/* The descriptor a name spelled as one means, whether or not /dev and /proc
+ * are there to say so; -1 for any other name. */
+static int outfile_fd_spelled(const char *p)
+{
+    static const char *const named[] = {"/dev/stdin", "/dev/stdout",
+                                        "/dev/stderr"};
+    static const char *const folders[] = {"/dev/fd/", "/proc/self/fd/",
+                                          "/proc/thread-self/fd/"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(p, named[i]) == 0)
+            return i;
+    for (int i = 0; i < 3; i++) {
+        size_t len = strlen(folders[i]);
+        if (strncmp(p, folders[i], len) == 0 && outfile_digits(p + len))
+            return atoi(p + len);
+    }
+    return -1;
+}
+
+/* Is 'dir' a descriptor folder of /proc, however it is spelled (a link to
+ * /dev/fd, /proc/1234/task/1234/fd)?  1: ours, 2: another process's, 0:
+ * not one. */
+static int outfile_fd_folder(const char *dir)
+{
+    char real[PATH_MAX];
+    if (!realpath(dir, real))
+        return 0;
+    int pid, tid, end = 0;
+    if (sscanf(real, "/proc/%d/fd%n", &pid, &end) == 1 && end &&
+        real[end] == '\0')
+        return pid == (int)getpid() ? 1 : 2;
+    end = 0;
+    if (sscanf(real, "/proc/%d/task/%d/fd%n", &pid, &tid, &end) == 2 && end &&
+        real[end] == '\0')
+        return pid == (int)getpid() ? 1 : 2;
+    return 0;
+}
+
+/* Follow 'path' to what writing it writes: symbolic links one at a time
+ * (a relative one from its own folder), stopping at a descriptor's name,
+ * whose link says nothing useful ("pipe:[123]").  Returns 0, or -1 with
+ * errno. */
+static int outfile_resolve(const char *path, outfile_target *t)
+{
+    t->fd = -1;
+    t->other = 0;
+    if (strcmp(path, "-") == 0) {
+        t->fd = 1;
+        return 0;
+    }
+    if (strlen(path) >= sizeof t->name) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(t->name, path);
+    for (int hop = 0;; hop++) {
+        int fd = outfile_fd_spelled(t->name);
+        if (fd >= 0) {
+            t->fd = fd;
+            return 0;
+        }
+        char *slash = strrchr(t->name, '/');
+        if (slash && outfile_digits(slash + 1)) {
+            char dir[OUTFILE_PATH_MAX];
+            outfile_folder(t->name, dir);
+            int kind = outfile_fd_folder(dir);
+            if (kind == 1)
+                t->fd = atoi(slash + 1);
+            t->other = kind == 2;
+            if (kind)
+                return 0;
+        }
+        struct stat st;
+        if (lstat(t->name, &st) != 0)
+            return errno == ENOENT ? 0 : -1; /* to be made */
+        if (!S_ISLNK(st.st_mode))
+            return 0;
+        if (hop == OUTFILE_HOPS) {
+            errno = ELOOP;
+            return -1;
+        }
+        char link[OUTFILE_PATH_MAX];
+        ssize_t n = readlink(t->name, link, sizeof link - 1);
+        if (n < 0)
+            return -1;
+        link[n] = '\0';
+        /* A relative link is read from the folder the link is in. */
+        size_t dirlen =
+            link[0] == '/' || !slash ? 0 : (size_t)(slash - t->name + 1);
+        if (dirlen + (size_t)n >= sizeof t->name) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(t->name + dirlen, link, (size_t)n + 1);
+    }
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+/* Write to descriptor fd of ours, in place: 1 through stdout itself, so
+ * that what else goes there stays in order. */
+static int outfile_use_fd(wg_outfile *o, int fd, char *err)
+{
+    if (fd == 1) {
+        o->fp = stdout;
+        o->how = OUT_STDOUT;
+        return 0;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0)
+        return wg_fail(err, "descriptor %d is not open (%s)", fd,
+                       strerror(errno));
+    if ((fl & O_ACCMODE) == O_RDONLY)
+        return wg_fail(err, "descriptor %d is open for reading only (%s)", fd,
+                       strerror(EBADF));
+    int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (dup < 0)
+        return wg_fail(err, "%s", strerror(errno));
+    o->fp = fdopen(dup, "wb");
+    if (!o->fp) {
+        int e = errno;
+        close(dup);
+        return wg_fail(err, "%s", strerror(e));
+    }
+    o->how = OUT_DIRECT;
+    return 0;
+}
+
+/* A device, FIFO or socket, or another process's descriptor: written in
+ * place, as renaming over it would replace the node, not write to it. */
+static int outfile_in_place(wg_outfile *o, const char *name, char *err)
+{
+    int fd = open(name, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return outfile_errno(name, errno, err);
+    o->fp = fdopen(fd, "wb");
+    if (!o->fp) {
+        int e = errno;
+        close(fd);
+        return wg_fail(err, "%s", strerror(e));
+    }
+    o->how = OUT_DIRECT;
+    return 0;
+}
 
 int wg_outfile_open(wg_outfile *o, const char *path, char *err)
 {
     memset(o, 0, sizeof *o);
     o->path = path;
     o->slot = -1;
-    if (strcmp(path, "-") == 0) {
-        o->fp = stdout;
-        o->is_stdout = 1;
-        return 0;
-    }
+    if (strcmp(path, "-") == 0)
+        return outfile_use_fd(o, 1, err);
     if (path[0] == '\0')
         return wg_fail(err, "empty file name");
 
+    outfile_target t;
+    if (outfile_resolve(path, &t) != 0)
+        return outfile_errno(path, errno, err);
+    if (t.fd >= 0)
+        return outfile_use_fd(o, t.fd, err);
+    if (t.other)
+        return outfile_in_place(o, t.name, err);
+    const char *slash = strrchr(t.name, '/');
+    const char *base = slash ? slash + 1 : t.name;
+    size_t blen = strlen(base);
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    int exists = stat(t.name, &st) == 0;
+    if (!exists && errno != ENOENT)
+        return outfile_errno(t.name, errno, err);
+    if (exists && S_ISDIR(st.st_mode))
         return wg_fail(err, "it is a directory");
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* A device, FIFO or socket (/dev/stdout, a named pipe): write to it
-         * directly; renaming a temporary over it would replace the node. */
-        o->fp = fopen(path, "wb");
-        if (!o->fp)
-            return wg_fail(err, "%s", strerror(errno));
-        return 0;
-    }
+    if (blen == 0)
+        return wg_fail(err, "a file name cannot end in '/'");
+    if (blen > NAME_MAX)
+        return wg_fail(err, "its name is %zu bytes long, more than the %d a "
+                       "file name may have", blen, NAME_MAX);
+    if (exists && S_ISSOCK(st.st_mode))
+        return wg_fail(err, "it is a socket, which cannot be opened (%s); "
+                       "give a connected one as a descriptor, /dev/fd/N",
+                       strerror(ENXIO));
+    if (exists && !S_ISREG(st.st_mode))
+        return outfile_in_place(o, t.name, err);
 
     int slot = -1;
     for (int i = 0; i < OUTFILE_SLOTS; i++)
@@ -55,29 +318,54 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
     if (slot < 0)
         return wg_fail(err, "too many open outputs");
 
-    /* The temporary sits beside the path, so the rename stays within one
-     * file system and is atomic. */
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    int len = snprintf(outfile_tmp[slot], OUTFILE_PATH_MAX, "%.*s.%s.tmp-XXXXXX",
-                       dirlen, path, slash ? slash + 1 : path);
+    /* The temporary sits beside the target, so the rename stays within one
+     * file system and is atomic.  Its name copies as much of the target's
+     * as still fits in NAME_MAX (cut between UTF-8 characters). */
+    int dirlen = slash ? (int)(slash - t.name + 1) : 0;
+    size_t keep = blen;
+    if (keep > NAME_MAX - OUTFILE_TMP_EXTRA) {
+        keep = NAME_MAX - OUTFILE_TMP_EXTRA;
+        while (keep > 0 && ((unsigned char)base[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    int len = snprintf(outfile_tmp[slot], OUTFILE_PATH_MAX,
+                       "%.*s.%.*s.tmp-XXXXXX", dirlen, t.name, (int)keep, base);
     if (len < 0 || len >= OUTFILE_PATH_MAX)
-        return wg_fail(err, "path too long");
+        return outfile_errno(t.name, ENAMETOOLONG, err);
+    snprintf(outfile_dst[slot], OUTFILE_PATH_MAX, "%s", t.name);
 
     outfile_used[slot] = 1;
     int fd = mkstemp(outfile_tmp[slot]);
     if (fd < 0) {
         int e = errno;
         outfile_used[slot] = 0;
-        if (e == ENOENT)
-            return wg_fail(err, "the folder '%.*s' does not exist",
-                           dirlen ? dirlen : 1, dirlen ? path : ".");
-        return wg_fail(err, "%s", strerror(e));
+        if (e == ENOENT) {
+            char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
+            snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
+                     dirlen ? t.name : ".");
+            return wg_fail(err, "the folder '%s'%s does not exist",
+                           wg_outfile_shown(dir, shown),
+                           strcmp(t.name, path) ? " (where its link points)"
+                                                : "");
+        }
+        return outfile_errno(t.name, e, err);
     }
-    /* mkstemp makes the file 0600; give it the mode a plain open would. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
+    if (exists) {
+        /* Replacing a file: it keeps its owner and group where we may set
+         * them (as root; our own file's group), then its mode, after the
+         * owner as chown clears set-id bits.  Failing that is no error. */
+        if (fchown(fd, st.st_uid, st.st_gid) != 0 &&
+            fchown(fd, (uid_t)-1, st.st_gid) != 0) {
+            /* not ours to give away */
+        }
+        fchmod(fd, st.st_mode & 07777);
+    } else {
+        /* mkstemp makes the file 0600; give it the mode a plain open
+         * would. */
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
 
     o->fp = fdopen(fd, "wb");
     if (!o->fp) {
@@ -88,58 +376,193 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
         return wg_fail(err, "%s", strerror(e));
     }
     o->slot = slot;
+    o->how = OUT_TEMP;
     return 0;
 }
 
-int wg_outfile_commit(wg_outfile *o, char *err)
+/* ---- finishing --------------------------------------------------------- */
+
+int wg_outfile_finish(wg_outfile *o, char *err)
 {
-    if (o->is_stdout) {
-        /* stdout is closed by the caller at exit; flush now to report. */
-        if (fflush(stdout) != 0 || ferror(stdout))
-            return wg_fail(err, "%s", strerror(errno));
-        o->fp = NULL;
+    if (!o->fp)
         return 0;
-    }
-    int failed = fflush(o->fp) != 0 || ferror(o->fp);
+    errno = 0;
+    int failed = fflush(o->fp) != 0;
     int e = errno;
+    if (!failed && ferror(o->fp)) {
+        /* An earlier write failed, and the stream kept no reason. */
+        failed = 1;
+        e = 0;
+    }
+    if (o->how == OUT_STDOUT) { /* closed by main at exit */
+        o->fp = NULL;
+        return failed ? wg_fail(err, "%s", e ? strerror(e) : "write error")
+                      : 0;
+    }
     if (fclose(o->fp) != 0 && !failed) {
         failed = 1;
         e = errno;
     }
     o->fp = NULL;
-    if (o->slot < 0) /* written in place: nothing to rename */
-        return failed ? wg_fail(err, "%s", strerror(e ? e : EIO))
-                      : 0;
-    if (!failed && rename(outfile_tmp[o->slot], o->path) != 0) {
-        failed = 1;
-        e = errno;
+    return failed ? wg_fail(err, "%s", e ? strerror(e) : "write error") : 0;
+}
+
+/* The process dies of sig: remove the temporaries, then take the default
+ * action.  In a handler sig is blocked, and kills on return. */
+static void outfile_die(int sig)
+{
+    wg_outfile_remove_all();
+    struct sigaction dfl = {.sa_handler = SIG_DFL};
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+/* The folders of the temporaries' targets, each once, opened and locked
+ * exclusively in (device, inode) order, so two runs cannot deadlock.
+ * Returns how many are held in fds.  A file system without flock is not
+ * locked: the renames still happen, only without the exclusion. */
+static int outfile_lock(const wg_outfile *o, int n, int *fds)
+{
+    struct { int fd; dev_t dev; ino_t ino; } d[OUTFILE_SLOTS];
+    int nd = 0;
+    for (int i = 0; i < n && nd < OUTFILE_SLOTS; i++) {
+        if (o[i].how != OUT_TEMP)
+            continue;
+        char dir[OUTFILE_PATH_MAX];
+        outfile_folder(outfile_dst[o[i].slot], dir);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &st) != 0) {
+            close(fd);
+            continue;
+        }
+        int k = 0;
+        while (k < nd && (d[k].dev < st.st_dev ||
+                          (d[k].dev == st.st_dev && d[k].ino < st.st_ino)))
+            k++;
+        if (k < nd && d[k].dev == st.st_dev && d[k].ino == st.st_ino) {
+            close(fd);
+            continue;
+        }
+        memmove(&d[k + 1], &d[k], (size_t)(nd - k) * sizeof d[0]);
+        d[k].fd = fd;
+        d[k].dev = st.st_dev;
+        d[k].ino = st.st_ino;
+        nd++;
     }
-    if (failed) {
-        unlink(outfile_tmp[o->slot]);
-        outfile_used[o->slot] = 0;
-        o->slot = -1;
-        return wg_fail(err, "%s", strerror(e));
+    for (int k = 0; k < nd; k++) {
+        while (flock(d[k].fd, LOCK_EX) != 0 && errno == EINTR) {
+        }
+        fds[k] = d[k].fd;
     }
-    outfile_used[o->slot] = 0;
-    o->slot = -1;
-    return 0;
+    return nd;
+}
+
+/* The asynchronous signals, blocked on this thread around the renames so
+ * that nothing runs between them.  Not the ones a fault raises. */
+static void outfile_block(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+                                 SIGSYS};
+    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+        sigdelset(&all, faults[i]);
+    pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
+{
+    *failed = 0;
+    for (int i = 0; i < n; i++)
+        if (wg_outfile_finish(&o[i], err) != 0) {
+            *failed = i;
+            goto abort;
+        }
+    /* Several files: hold their folders' locks, so another run's set is
+     * renamed wholly before or after ours, never between. */
+    int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(o, n, locks) : 0;
+    sigset_t old;
+    outfile_block(&old);
+    /* A signal landing on another thread defers itself while we rename;
+     * if one is already killing the process, wait for it. */
+    int idle = STATE_IDLE;
+    while (!atomic_compare_exchange_strong(&outfile_state, &idle,
+                                           STATE_RENAMING)) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pause();
+        idle = STATE_IDLE;
+    }
+    int placed = 0, e = 0;
+    for (; placed < n; placed++) {
+        int k = o[placed].slot;
+        if (o[placed].how == OUT_TEMP &&
+            rename(outfile_tmp[k], outfile_dst[k]) != 0) {
+            e = errno;
+            break;
+        }
+    }
+    if (placed < n) {
+        /* Take back what this set already put in place: one file of a
+         * set alone is worse than none. */
+        for (int i = 0; i < placed; i++)
+            if (o[i].how == OUT_TEMP) {
+                unlink(outfile_dst[o[i].slot]);
+                outfile_used[o[i].slot] = 0;
+                o[i].how = OUT_NONE;
+            }
+    }
+    for (int i = 0; i < placed; i++) {
+        if (o[i].how == OUT_TEMP)
+            outfile_used[o[i].slot] = 0;
+        o[i].how = OUT_NONE;
+        o[i].slot = -1;
+    }
+    atomic_store(&outfile_state, STATE_IDLE);
+    for (int k = 0; k < nlocks; k++)
+        close(locks[k]); /* releases the lock */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int sig = atomic_load(&outfile_deferred);
+    if (sig) {
+        /* The handler set it before looking at the state: seen here, or
+         * the handler found the state idle and is killing us itself. */
+        idle = STATE_IDLE;
+        if (atomic_compare_exchange_strong(&outfile_state, &idle,
+                                           STATE_DYING)) {
+            outfile_die(sig);
+            _exit(128 + sig); /* not reached: sig is not blocked here */
+        }
+    }
+    if (placed == n)
+        return 0;
+    *failed = placed;
+    wg_fail(err, "%s", strerror(e));
+abort:
+    for (int i = 0; i < n; i++)
+        wg_outfile_abort(&o[i]);
+    return -1;
+}
+
+int wg_outfile_commit(wg_outfile *o, char *err)
+{
+    int failed;
+    return wg_outfile_commit_set(o, 1, &failed, err);
 }
 
 void wg_outfile_abort(wg_outfile *o)
 {
-    if (!o->fp)
-        return;
-    if (o->is_stdout) {
-        o->fp = NULL;
-        return;
-    }
-    fclose(o->fp);
+    if (o->fp && o->how != OUT_STDOUT)
+        fclose(o->fp);
     o->fp = NULL;
-    if (o->slot >= 0) { /* a device written in place has no temporary */
+    if (o->how == OUT_TEMP && o->slot >= 0) {
         unlink(outfile_tmp[o->slot]);
         outfile_used[o->slot] = 0;
-        o->slot = -1;
     }
+    o->slot = -1;
+    o->how = OUT_NONE;
 }
 
 void wg_outfile_remove_all(void)
@@ -147,4 +570,138 @@ void wg_outfile_remove_all(void)
     for (int i = 0; i < OUTFILE_SLOTS; i++)
         if (outfile_used[i])
             unlink(outfile_tmp[i]);
+}
+
+/* ---- signals ----------------------------------------------------------- */
+
+static void outfile_on_signal(int sig)
+{
+    /* Left for the committer first: it may end its renames between our
+     * two steps, and would then miss a signal set after it looked. */
+    atomic_store(&outfile_deferred, sig);
+    int idle = STATE_IDLE;
+    if (atomic_compare_exchange_strong(&outfile_state, &idle, STATE_DYING))
+        outfile_die(sig);
+    /* else renames are under way (their committer dies of it when done),
+     * or another thread is already killing the process */
+}
+
+void wg_outfile_catch_signals(void)
+{
+    /* Every signal whose default action ends the process and that comes
+     * from outside (not a fault of ours, after which nothing is to be
+     * trusted), the real-time ones too. */
+    static const int named[] = {
+        SIGHUP,  SIGINT,  SIGQUIT, SIGABRT, SIGUSR1,   SIGUSR2, SIGPIPE,
+        SIGALRM, SIGTERM, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGSTKFLT
+        SIGSTKFLT,
+#endif
+#ifdef SIGPOLL
+        SIGPOLL,
+#endif
+#ifdef SIGPWR
+        SIGPWR,
+#endif
+    };
+    const int nnamed = (int)(sizeof named / sizeof named[0]);
+    int sigs[sizeof named / sizeof named[0] + 64], n = 0;
+    for (int i = 0; i < nnamed; i++)
+        sigs[n++] = named[i];
+    for (int s = SIGRTMIN; s <= SIGRTMAX && n < nnamed + 64; s++)
+        sigs[n++] = s;
+
+    /* The handler runs with all of them blocked: one cleanup at a time. */
+    struct sigaction sa = {.sa_handler = outfile_on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < n; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (int i = 0; i < n; i++) {
+        struct sigaction old;
+        /* Ignored by whoever started us (nohup, trap '' HUP, a shell's
+         * background job): it stays ignored. */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, NULL);
+    }
+    /* A size limit (ulimit -f) makes write fail with EFBIG, reported like
+     * a full disk, instead of killing the run with its temporaries. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void wg_outfile_hold_std(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int got = open("/dev/null", O_RDONLY);
+            if (got >= 0 && got != fd) { /* fd was taken meanwhile */
+                close(got);
+            }
+        }
+}
+
+/* ---- identity ---------------------------------------------------------- */
+
+/* What a name refers to, for wg_outfile_same. */
+typedef struct outfile_id {
+    int fd;      /* our descriptor, or -1 */
+    int exists;  /* dev, ino and mode are the file's */
+    int parent;  /* dev and ino are the folder's, name the final name */
+    dev_t dev;
+    ino_t ino;
+    mode_t mode;
+    char name[OUTFILE_PATH_MAX];
+} outfile_id;
+
+static void outfile_identify(const char *path, outfile_id *id)
+{
+    outfile_target t;
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    id->fd = -1;
+    if (outfile_resolve(path, &t) != 0) {
+        snprintf(id->name, sizeof id->name, "%s", path);
+        return;
+    }
+    id->fd = t.fd;
+    snprintf(id->name, sizeof id->name, "%s", t.fd >= 0 ? "" : t.name);
+    if (t.fd >= 0 ? fstat(t.fd, &st) == 0 : stat(t.name, &st) == 0) {
+        id->exists = 1;
+    } else if (t.fd < 0) {
+        /* Not there yet: its folder's identity and its name. */
+        char dir[OUTFILE_PATH_MAX];
+        outfile_folder(t.name, dir);
+        if (stat(dir, &st) != 0)
+            return;
+        const char *slash = strrchr(t.name, '/');
+        id->parent = 1;
+        snprintf(id->name, sizeof id->name, "%s", slash ? slash + 1 : t.name);
+    } else {
+        return;
+    }
+    id->dev = st.st_dev;
+    id->ino = st.st_ino;
+    id->mode = st.st_mode;
+}
+
+int wg_outfile_same(const char *a, const char *b)
+{
+    outfile_id x, y;
+    outfile_identify(a, &x);
+    outfile_identify(b, &y);
+    if (x.fd >= 0 && x.fd == y.fd)
+        return 1;
+    if (x.exists && y.exists)
+        return x.dev == y.dev && x.ino == y.ino && !S_ISCHR(x.mode);
+    if (x.parent && y.parent)
+        return x.dev == y.dev && x.ino == y.ino && strcmp(x.name, y.name) == 0;
+    /* Neither can be looked at (a folder that does not exist): by name. */
+    return !x.exists && !y.exists && !x.parent && !y.parent && x.fd < 0 &&
+           y.fd < 0 && strcmp(x.name, y.name) == 0;
+}
+
+int wg_outfile_is_stdout(const char *path)
+{
+    outfile_target t;
+    return outfile_resolve(path, &t) == 0 && t.fd == 1;
 }

@@ -1,37 +1,92 @@
-/* outfile.h: output files that appear whole or not at all.
+/* outfile.h: output files that appear whole or not at all, and the signal
+ * handling that keeps it so.
  *
- * A path is written through a temporary file in the same folder, which is
- * renamed over the path only once every byte is written and flushed; on any
- * failure, or an interrupt, the temporary is removed.  "-" is standard
- * output.  Every writer in render/ writes to the FILE * this hands out. */
+ * A path is written through a temporary file in the folder of what it
+ * names, which is renamed over it only once every byte is written and
+ * flushed; on any failure, or a fatal signal, the temporary is removed.
+ * A symbolic link is written through: the rename goes over its final
+ * target, so the link stays a link (a dangling one gets its target made).
+ * A replaced file keeps its mode (and its owner and group when we may set
+ * them).  "-" is standard output; a name that means an open descriptor
+ * (/dev/stdout, /dev/fd/N, /proc/self/fd/N) writes to that descriptor, and
+ * a device, FIFO or socket is written in place: there is nothing to rename
+ * over those.  Every writer in render/ writes to the FILE * this hands
+ * out. */
 #ifndef WG_OUTFILE_H
 #define WG_OUTFILE_H
 
 #include <stdio.h>
 
+/* The longest path a message shows whole; a longer one is elided in the
+ * middle, so that the reason after it always fits in WG_ERR_LEN. */
+#define WG_PATH_SHOWN 160
+
 typedef struct wg_outfile {
-    FILE *fp;         /* where to write: the temporary, or stdout */
+    FILE *fp;         /* where to write: the temporary, the device, stdout */
     const char *path; /* the final name, as given (not copied) */
-    int slot;         /* index in the interrupt cleanup table, or -1 */
-    int is_stdout;
+    int slot;         /* index in the temporaries' table, or -1 */
+    int how;          /* how it is written (outfile.c); 0: not open */
 } wg_outfile;
 
+/* Catch every asynchronous signal whose default action ends the process
+ * (INT, TERM, HUP, QUIT, PIPE, ALRM, USR1, USR2, ...): remove the open
+ * temporaries, then die of the same signal.  A signal ignored when the
+ * process started stays ignored (nohup).  SIGXFSZ is ignored, so that a
+ * file size limit makes the write fail with EFBIG, a reported error.  Call
+ * once, early in main. */
+void wg_outfile_catch_signals(void);
+
+/* Keep descriptors 0, 1 and 2 taken: one closed by whoever started us is
+ * opened read-only on /dev/null, so that no output file is given its
+ * number (a message to stderr would land in it) and writing to it still
+ * fails (EBADF).  Call first in main. */
+void wg_outfile_hold_std(void);
+
 /* Open 'path' ("-" for standard output) for writing.  Returns 0, or -1 with
- * the reason in err[WG_ERR_LEN] (a folder
- * that does not exist, a directory, no permission). */
+ * the reason in err[WG_ERR_LEN] (a folder that does not exist, a directory,
+ * no permission, a name too long). */
 int wg_outfile_open(wg_outfile *o, const char *path, char *err);
 
-/* Finish: flush, close and rename the temporary over the path.  Returns 0,
- * or -1 with the reason (disk full, I/O error); the temporary is then
- * removed and the path is left as it was. */
+/* Flush and close the file, keeping its temporary for wg_outfile_commit.
+ * May run on another thread than the one that opened it.  Returns 0, or -1
+ * with the reason (disk full, a file size limit, a closed descriptor); the
+ * caller then aborts. */
+int wg_outfile_finish(wg_outfile *o, char *err);
+
+/* Finish (when not done yet), then rename the temporary over the path.
+ * Returns 0, or -1 with the reason; the temporary is then removed and the
+ * path is left as it was. */
 int wg_outfile_commit(wg_outfile *o, char *err);
 
+/* Commit n files as one set: either every one is in place, from this run,
+ * or none of them is (those already renamed are removed again).  Other
+ * runs committing a set in the same folders wait, and the fatal signals
+ * wait, until the renames are done.  Returns 0, or -1 with the reason in
+ * err and the index of the file that failed in *failed; the n files are
+ * then all aborted. */
+int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err);
+
 /* Give up: close and remove the temporary.  No operation is performed if
- * the file is not open. */
+ * the file is not open (a zeroed wg_outfile). */
 void wg_outfile_abort(wg_outfile *o);
 
-/* Remove every temporary still open.  Async-signal-safe: the interrupt
- * handler calls it before the process exits. */
+/* Remove every temporary still open.  Async-signal-safe: the signal
+ * handler calls it before the process dies. */
 void wg_outfile_remove_all(void);
+
+/* Are a and b one file?  Both that exist: the same device and inode, links
+ * followed; one or both not there yet: the same folder (by identity) and
+ * the same final name.  "-", /dev/stdout, /dev/fd/1 and /proc/self/fd/1
+ * are all standard output.  Character devices (/dev/null, a terminal) take
+ * any number of writers and are one file only under one descriptor. */
+int wg_outfile_same(const char *a, const char *b);
+
+/* Does 'path' name standard output by its descriptor: "-", /dev/stdout,
+ * /dev/fd/1, /proc/self/fd/1, or a link to one of them? */
+int wg_outfile_is_stdout(const char *path);
+
+/* 'path' for a message: itself when it has at most WG_PATH_SHOWN bytes,
+ * else its start and end around "...", in buf[WG_PATH_SHOWN + 1]. */
+const char *wg_outfile_shown(const char *path, char *buf);
 
 #endif

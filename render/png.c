@@ -1,6 +1,11 @@
 /* png.c: PNG encoding through libpng (8-bit RGB renders, 16-bit grey height
  * maps), errors turned into messages rather than longjmp-ing out of the
- * caller. */
+ * caller.
+ *
+ * libpng writes through our own callbacks, which keep the errno of a write
+ * that failed: the message is then its cause (No space left on device,
+ * File too large, Bad file descriptor), not libpng's "Write Error". */
+#include <errno.h>
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +13,20 @@
 #include "backends/backend.h"
 #include "png.h"
 
+/* Where libpng's output and errors go. */
+typedef struct png_sink {
+    FILE *fp;
+    int err;   /* errno of the write or flush that failed, else 0 */
+    char *why; /* err[WG_ERR_LEN] of the caller */
+} png_sink;
+
 static void png_on_error(png_structp p, png_const_charp msg)
 {
-    char *err = png_get_error_ptr(p);
-    snprintf(err, WG_ERR_LEN, "PNG: %s", msg);
+    png_sink *s = png_get_error_ptr(p);
+    if (s->err)
+        snprintf(s->why, WG_ERR_LEN, "%s", strerror(s->err));
+    else
+        snprintf(s->why, WG_ERR_LEN, "PNG: %s", msg);
     png_longjmp(p, 1);
 }
 
@@ -21,18 +36,44 @@ static void png_on_warning(png_structp p, png_const_charp msg)
     (void)msg; /* libpng warnings are about odd input we never produce */
 }
 
+static void png_on_write(png_structp p, png_bytep data, size_t len)
+{
+    png_sink *s = png_get_io_ptr(p);
+    errno = 0;
+    if (fwrite(data, 1, len, s->fp) != len) {
+        s->err = errno ? errno : EIO;
+        png_error(p, "write failed");
+    }
+}
+
+static void png_on_flush(png_structp p)
+{
+    png_sink *s = png_get_io_ptr(p);
+    errno = 0;
+    if (fflush(s->fp) != 0) {
+        s->err = errno ? errno : EIO;
+        png_error(p, "flush failed");
+    }
+}
+
 int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,
                  const void *pixels, size_t stride, const wg_png_text *text,
                  int ntext, char *err)
 {
-    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, err,
-                                            png_on_error, png_on_warning);
-    if (!p)
+    png_sink sink = {.fp = fp, .why = err};
+    /* Everything that must be freed exists before setjmp and is not
+     * changed after it: a local assigned after setjmp is indeterminate
+     * once libpng longjmps back, and would leak. */
+    png_textp const chunks =
+        ntext > 0 ? calloc((size_t)ntext, sizeof(png_text)) : NULL;
+    if (ntext > 0 && !chunks)
         return wg_fail(err, "PNG: out of memory");
-    png_infop info = png_create_info_struct(p);
-    png_textp chunks = NULL;
+    png_structp p = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink,
+                                            png_on_error, png_on_warning);
+    png_infop info = p ? png_create_info_struct(p) : NULL;
     if (!info) {
         png_destroy_write_struct(&p, NULL);
+        free(chunks);
         return wg_fail(err, "PNG: out of memory");
     }
     if (setjmp(png_jmpbuf(p))) {
@@ -40,7 +81,7 @@ int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,
         free(chunks);
         return -1; /* png_on_error wrote the reason */
     }
-    png_init_io(p, fp);
+    png_set_write_fn(p, &sink, png_on_write, png_on_flush);
     /* zlib level 1 with the SUB filter.  Measured on the default 800x600
      * render (best of 5): level 6 with libpng's adaptive filters 38.4 ms and
      * 219 KB, level 1 adaptive 16.0 ms / 264 KB, level 1 SUB 8.8 ms /
@@ -53,9 +94,6 @@ int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     if (ntext > 0) {
-        chunks = calloc((size_t)ntext, sizeof *chunks);
-        if (!chunks)
-            png_error(p, "out of memory");
         for (int i = 0; i < ntext; i++) {
             chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
             chunks[i].key = (png_charp)text[i].key;

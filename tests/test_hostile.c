@@ -1,21 +1,43 @@
-/* test_hostile.c: worldgen under hostile conditions: interrupted mid-write,
- * writing into a closed pipe, outputs that cannot be written.  It must never
- * crash, hang, print garbage or leave a broken or temporary file. */
+/* test_hostile.c: worldgen under hostile conditions: interrupted mid-write
+ * by any fatal signal, writing into a closed pipe or past a file size
+ * limit, outputs that cannot be written, outputs named through links,
+ * descriptors, devices and FIFOs, one file named twice, names at and past
+ * NAME_MAX.  It must never crash, hang, print garbage, replace a link or a
+ * device, or leave a broken or temporary file. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
+/* A small picture, quickly made: the reference for byte comparisons. */
+#define HOSTILE_PIC "--size 16 --mesh scalar -q --width 16 --height 16"
+
+/* Run a shell script made with printf's format, in the test folder. */
+static wg_cli hostile_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static wg_cli hostile_sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return wg_cli_sh(cmd);
+}
+
 /* Start a big world writing a PNG height map, wait until its temporary
  * file exists (the write is under way), send 'sig', and report the exit
- * status and what is left in the folder. */
+ * status and what is left in the folder.  The shell gives a background job
+ * SIGINT and SIGQUIT ignored (and worldgen keeps what it was given
+ * ignored): env puts their default back, as a job under job control has. */
 static void hostile_interrupt(const char *sig, int want_status)
 {
     char cmd[1200];
     snprintf(cmd, sizeof cmd,
              "d=%s/int-%s; mkdir -p $d; "
-             "./worldgen --size 3000 --erosion 0 --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
+             "env --default-signal=INT,QUIT ./worldgen --size 3000 --erosion 0 --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
              "n=0; until ls -a $d | grep -q '^\\.big\\.png\\.tmp-'; do "
              "  sleep 0.005; n=$((n+1)); [ $n -gt 4000 ] && { kill $pid; echo no-temp; exit 7; }; "
              "  kill -0 $pid 2>/dev/null || { echo finished-early; exit 8; }; done; "
@@ -204,4 +226,363 @@ WG_TEST(hostile_late_and_environment_values)
                   "--no-image --heightmap b.pfm && cmp a.pfm b.pfm");
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
+}
+
+/* A name that is a symbolic link writes through to its final target, in
+ * the target's folder: the link stays a link, a dangling one gets its
+ * target made, and the bytes are those of a plain file. */
+WG_TEST(hostile_output_through_links_writes_their_target)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p links/sub && cd links && W=../worldgen A='" HOSTILE_PIC "'; "
+        "$W $A --out ref.png; "
+        "echo old > real.png; ln -s real.png one.png; $W $A --out one.png; "
+        "test -L one.png && cmp -s ref.png real.png && echo link; "
+        /* a chain, one link relative to its own folder through '..' */
+        "echo old > real2.png; ln -s ../real2.png sub/back.png; ln -s sub/back.png hop.png; "
+        "ln -s hop.png chain.png; $W $A --out chain.png; "
+        "test -L chain.png && test -L hop.png && test -L sub/back.png && "
+        "cmp -s ref.png real2.png && echo chain; "
+        "ln -s new.png dangling.png; $W $A --out dangling.png; "
+        "test -L dangling.png && cmp -s ref.png new.png && echo dangling; "
+        "ln -s \"$PWD/sub/h.pfm\" abs.pfm; $W --size 16 --mesh scalar -q --no-image "
+        "--heightmap abs.pfm; test -L abs.pfm && test -s sub/h.pfm && echo absolute; "
+        "ls -A . sub | grep -c tmp-");
+    CHECK(c.status == 1 && strcmp(c.out, "link\nchain\ndangling\nabsolute\n0\n") == 0,
+          "%d: %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+
+    /* A link into a folder that does not exist, and a loop of links. */
+    c = hostile_sh("mkdir -p links2 && cd links2 && ln -s nowhere/x.png lost.png && "
+                   "../worldgen " HOSTILE_PIC " --out lost.png; echo \"status $?\"; "
+                   "ln -s loop1 loop2; ln -s loop2 loop1; "
+                   "../worldgen " HOSTILE_PIC " --out loop1; echo \"status $?\"; "
+                   "test -L lost.png && ls -A | LC_ALL=C sort | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "status 1\nstatus 1\nloop1 loop2 lost.png ") == 0, "%s", c.out);
+    CHECK(strstr(c.err, "cannot write 'lost.png': the folder 'nowhere/' (where its "
+                        "link points) does not exist"), "%s", c.err);
+    CHECK(strstr(c.err, "cannot write 'loop1': Too many levels of symbolic links"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* A name that means a descriptor is written to that descriptor, and a
+ * device or FIFO in place: /dev/stdout used to be renamed over (as root,
+ * the link in /dev itself was replaced by the picture). */
+WG_TEST(hostile_output_to_descriptors_and_devices)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p fds && cd fds && W=../worldgen A='" HOSTILE_PIC "'; "
+        "$W $A --out ref.png; "
+        "$W $A --out /dev/stdout > a.png; cmp -s ref.png a.png && echo stdout-file; "
+        "$W $A --out /dev/stdout | cat > b.png; cmp -s ref.png b.png && echo stdout-pipe; "
+        "$W $A --out /dev/fd/1 > c.png; cmp -s ref.png c.png && echo fd1; "
+        "$W $A --out /proc/self/fd/1 | cat > d.png; cmp -s ref.png d.png && echo proc-fd1; "
+        "$W $A --out /dev/fd/3 3> e.png; cmp -s ref.png e.png && echo fd3; "
+        "ln -s /dev/stderr to-stderr.png; $W $A --out to-stderr.png 2> f.png; "
+        "cmp -s ref.png f.png && echo stderr; "
+        "ln -s /dev/stdout to-stdout.png; $W $A --out to-stdout.png > g.png; "
+        "test -L to-stdout.png && cmp -s ref.png g.png && echo link-to-stdout; "
+        "mkfifo fifo; cat fifo > h.png & $W $A --out fifo; wait; "
+        "test -p fifo && cmp -s ref.png h.png && echo fifo; "
+        "$W $A --out /dev/null && test -c /dev/null && echo null; "
+        "test -L /dev/stdout && test -L /dev/fd && echo dev-intact; "
+        "ls -A | grep -c tmp-");
+    CHECK(strcmp(c.out, "stdout-file\nstdout-pipe\nfd1\nproc-fd1\nfd3\nstderr\n"
+                        "link-to-stdout\nfifo\nnull\ndev-intact\n0\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+
+    /* A socket cannot be opened: said so, and left alone (python3 makes
+     * one where it is installed). */
+    c = hostile_sh("cd fds && command -v python3 > /dev/null || exit 77; python3 -c "
+                   "'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")' && "
+                   "../worldgen " HOSTILE_PIC " --out sock; echo \"status $?\"; test -S sock "
+                   "&& echo socket");
+    if (c.status != 77)
+        CHECK(strcmp(c.out, "status 1\nsocket\n") == 0 &&
+                  strstr(c.err, "cannot write 'sock': it is a socket"),
+              "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+
+    /* A descriptor that is not open, or open for reading only. */
+    static const struct {
+        const char *name, *err_has;
+    } bad[] = {
+        {"/dev/fd/9", "cannot write '/dev/fd/9': descriptor 9 is not open (Bad file descriptor)"},
+        {"/dev/stdin", "descriptor 0 is open for reading only (Bad file descriptor)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *argv[] = {"--size", "16", "--mesh", "scalar", "-q", "--width",
+                              "16", "--height", "16", "--out", bad[i].name, NULL};
+        c = wg_cli_run(argv);
+        CHECK(c.status == 1 && strstr(c.err, bad[i].err_has), "%s: %d %s", bad[i].name,
+              c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* A replaced file keeps its mode (the temporary used to get 0666 & ~umask),
+ * and, as root, its owner and group; a new file gets 0666 & ~umask. */
+WG_TEST(hostile_replaced_file_keeps_its_mode_and_owner)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p modes && cd modes && umask 022 && "
+        "for m in 600 640 604 755; do echo old > f$m.png; chmod $m f$m.png; "
+        "  ../worldgen " HOSTILE_PIC " --out f$m.png; stat -c %%a f$m.png; done; "
+        "umask 027; ../worldgen " HOSTILE_PIC " --out new.png; stat -c %%a new.png");
+    CHECK(strcmp(c.out, "600\n640\n604\n755\n640\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    if (geteuid() != 0)
+        return;
+    c = hostile_sh("cd modes && echo old > own.png && chown 65534:65534 own.png && "
+                   "chmod 640 own.png && ../worldgen " HOSTILE_PIC " --out own.png && "
+                   "stat -c '%%u:%%g %%a' own.png && cmp -s own.png f600.png && echo same");
+    CHECK(strcmp(c.out, "65534:65534 640\nsame\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* Every asynchronous signal whose default action kills removes the
+ * temporaries first and then kills with the same signal.  Deterministic:
+ * the OBJ's .mtl is a FIFO nobody reads, so worldgen waits in its open()
+ * with the texture's temporary already made. */
+WG_TEST(hostile_every_fatal_signal_removes_the_temporaries)
+{
+    static const struct {
+        const char *sig;
+        int status;
+    } sigs[] = {
+        {"HUP", 129},  {"INT", 130},  {"QUIT", 131}, {"ABRT", 134},   {"USR1", 138},
+        {"USR2", 140}, {"PIPE", 141}, {"ALRM", 142}, {"TERM", 143},   {"XCPU", 152},
+        {"VTALRM", 154}, {"PROF", 155}, {"RTMIN", 162},
+    };
+    char list[200] = "", want[600] = "";
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        size_t l = strlen(list), w = strlen(want);
+        snprintf(list + l, sizeof list - l, " %s", sigs[i].sig);
+        snprintf(want + w, sizeof want - w, "%s %d x.mtl\n", sigs[i].sig, sigs[i].status);
+    }
+    wg_cli c = hostile_sh(
+        "ulimit -c 0; mkdir -p sigs && cd sigs && for s in%s; do "
+        "  mkdir $s && mkfifo $s/x.mtl; "
+        "  env --default-signal=INT,QUIT ../worldgen --size 17 --mesh scalar -q "
+        "    --no-image --obj $s/x.obj & pid=$!; "
+        "  n=0; until ls -a $s | grep -q '^\\.x_albedo\\.png\\.tmp-'; do "
+        "    sleep 0.005; n=$((n+1)); [ $n -gt 2000 ] && break; done; "
+        "  kill -s $s $pid; wait $pid; echo \"$s $? $(ls -A $s)\"; "
+        "done",
+        list);
+    CHECK(strcmp(c.out, want) == 0, "got:\n%swant:\n%s%s", c.out, want, c.err);
+    wg_cli_free(&c);
+}
+
+/* The same mid-write, two at once on big worlds. */
+WG_TEST(hostile_more_signals_mid_write_remove_the_temporary)
+{
+    wg_cli c = hostile_sh(
+        "ulimit -c 0; T=%s; for s in HUP PIPE; do ( "
+        "  d=$T/mid-$s; mkdir -p $d; "
+        "  env --default-signal=INT,QUIT ./worldgen --size 2000 --mesh scalar --erosion 0 "
+        "    --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
+        "  n=0; until ls -a $d | grep -q '^\\.big\\.png\\.tmp-'; do "
+        "    sleep 0.005; n=$((n+1)); [ $n -gt 6000 ] && break; "
+        "    kill -0 $pid 2>/dev/null || break; done; "
+        "  kill -s $s $pid; wait $pid; echo \"[$s $? $(ls -A $d)]\" ) & done; wait",
+        wg_tmpdir());
+    static const char *const want[] = {"[HUP 129 ]", "[PIPE 141 ]"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(strstr(c.out, want[i]), "want %s in:\n%s%s", want[i], c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A signal ignored by whoever started worldgen (trap '' HUP, nohup) stays
+ * ignored: the run goes on and completes. */
+WG_TEST(hostile_ignored_hup_stays_ignored)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p hup && cd hup && for how in trap nohup; do "
+        "  rm -f x.*; mkfifo x.mtl; "
+        "  if [ $how = trap ]; then (trap '' HUP; exec ../worldgen --size 17 --mesh scalar "
+        "      -q --no-image --obj x.obj) & "
+        "  else nohup ../worldgen --size 17 --mesh scalar -q --no-image --obj x.obj "
+        "      > /dev/null 2>&1 & fi; pid=$!; "
+        "  n=0; until ls -a | grep -q '^\\.x_albedo\\.png\\.tmp-'; do "
+        "    sleep 0.005; n=$((n+1)); [ $n -gt 2000 ] && break; done; "
+        "  kill -HUP $pid; sleep 0.1; kill -0 $pid && echo alive; "
+        "  cat x.mtl > got.mtl; wait $pid; echo \"$how $?\"; "
+        "  grep -c '^newmtl' got.mtl; ls -A | LC_ALL=C sort | tr '\\n' ' '; echo; "
+        "done");
+    CHECK(strcmp(c.out, "alive\ntrap 0\n2\ngot.mtl x.mtl x.obj x_albedo.png \n"
+                        "alive\nnohup 0\n2\ngot.mtl x.mtl x.obj x_albedo.png \n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A file size limit (ulimit -f) is a runtime error naming the file and
+ * "File too large", not a death by SIGXFSZ (status 153) that leaves the
+ * temporary. */
+WG_TEST(hostile_file_size_limit_is_a_clean_error)
+{
+    static const struct {
+        const char *args, *err_has;
+    } cases[] = {
+        {"--size 512 --hydraulic 0 --no-image --heightmap big.pfm",
+         "--heightmap: cannot write 'big.pfm': File too large"},
+        {"--size 64 --width 1024 --height 1024 --out big.png",
+         "--out: cannot write 'big.png': File too large"},
+        {"--size 129 --hydraulic 0 --no-image --obj big.obj",
+         "--obj: cannot write 'big"},
+        {"--size 512 --hydraulic 0 --no-image --heightmap - --heightmap-format r16",
+         "--heightmap: cannot write '-': File too large"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = hostile_sh("rm -rf fsize; mkdir fsize && cd fsize && "
+                              "(ulimit -f 100; exec ../worldgen --mesh scalar -q %s "
+                              "> stdout.bin); echo \"status $?\"; ls -A | grep -v stdout.bin",
+                              cases[i].args);
+        CHECK(strcmp(c.out, "status 1\n") == 0, "%s: %s %s", cases[i].args, c.out, c.err);
+        CHECK(strstr(c.err, cases[i].err_has) && strstr(c.err, "File too large"),
+              "%s: %s", cases[i].args, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* libpng's "Write Error" named no cause: the failing write's errno is
+ * kept and reported. */
+WG_TEST(hostile_png_errors_name_the_cause)
+{
+    static const struct {
+        const char *script, *err_has;
+    } cases[] = {
+        {"./worldgen " HOSTILE_PIC " --out /dev/full",
+         "--out: cannot write '/dev/full': No space left on device"},
+        {"./worldgen " HOSTILE_PIC " --no-image --heightmap /dev/full --heightmap-format png",
+         "--heightmap: cannot write '/dev/full': No space left on device"},
+        {"./worldgen " HOSTILE_PIC " --out - > /dev/full",
+         "--out: cannot write '-': No space left on device"},
+        {"./worldgen " HOSTILE_PIC " --out - >&-", "--out: cannot write '-': Bad file descriptor"},
+        {"./worldgen " HOSTILE_PIC " --no-image --heightmap - --heightmap-format png >&-",
+         "--heightmap: cannot write '-': Bad file descriptor"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = wg_cli_sh(cases[i].script);
+        CHECK(c.status == 1 && strstr(c.err, cases[i].err_has) &&
+                  !strstr(c.err, "Write Error"),
+              "%s: %d %s", cases[i].script, c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* With standard error closed too, no output file may take its number
+     * (a message would land in it): the picture is still whole. */
+    wg_cli c = hostile_sh("mkdir -p closed && cd closed && ../worldgen " HOSTILE_PIC
+                          " --out a.png >&- 2>&-; echo \"status $?\" >&2; "
+                          "../worldgen " HOSTILE_PIC " --out b.png && cmp a.png b.png && "
+                          "ls -A | grep -c tmp-");
+    CHECK(strcmp(c.out, "0\n") == 0 && strstr(c.err, "status 0"), "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* One file named twice, by any means, is refused before any work: two
+ * spellings, a link (to a file or dangling), a hard link, standard output
+ * by each of its names or by the file it goes to, an OBJ's sibling. */
+WG_TEST(hostile_one_file_named_twice)
+{
+    wg_cli c = hostile_sh("mkdir -p twice/sub && cd twice && touch e.png hard1.png && "
+                          "ln hard1.png hard2.png && ln -s e.png esym.png && "
+                          "ln -s d.png dsym.png && ln -s w.mtl j.json && ln -s e.png ej.json");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    static const struct {
+        const char *args, *err_has;
+    } cases[] = {
+        {"--out a.png --heightmap ./a.png",
+         "--out 'a.png' and --heightmap './a.png' are the same file"},
+        {"--out a.png --heightmap sub/../a.png",
+         "--out 'a.png' and --heightmap 'sub/../a.png' are the same file"},
+        {"--out e.png --heightmap esym.png",
+         "--out 'e.png' and --heightmap 'esym.png' are the same file"},
+        {"--out dsym.png --heightmap d.png",
+         "--out 'dsym.png' and --heightmap 'd.png' are the same file"},
+        {"--out hard1.png --heightmap hard2.png",
+         "--out 'hard1.png' and --heightmap 'hard2.png' are the same file"},
+        {"--heightmap h.pfm --watermap \"$PWD/h.pfm\"", "are the same file"},
+        {"--out e.png --json ej.json", "--out 'e.png' and --json 'ej.json' are the same file"},
+        {"--obj w.obj --json j.json", "--obj 'w.obj' writes 'w.mtl', which --json writes too"},
+        {"--out - --json /dev/stdout",
+         "--out - and --json /dev/stdout both want standard output"},
+        {"--out /dev/fd/1 --json /proc/self/fd/1",
+         "--out /dev/fd/1 and --json /proc/self/fd/1 both want standard output"},
+        {"--out - --heightmap so.png > so.png",
+         "--out '-' and --heightmap 'so.png' are the same file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        c = hostile_sh("cd twice && ../worldgen --size 16 %s; echo \"status $?\"",
+                       cases[i].args);
+        CHECK(strstr(c.out, "status 2") && strstr(c.err, cases[i].err_has), "%s: %s %s",
+              cases[i].args, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    /* Standard output and standard error into one pipe. */
+    c = hostile_sh("cd twice && { ../worldgen --size 16 --out /dev/stdout --json /dev/stderr "
+                   "2>&1; echo \"status $?\" >&2; } | cat");
+    CHECK(strstr(c.err, "status 2") &&
+              strstr(c.out, "--out '/dev/stdout' and --json '/dev/stderr' are the same file"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    /* Not clashes: two names, and a device that takes any number of
+     * writers. */
+    c = hostile_sh("cd twice && ../worldgen " HOSTILE_PIC " --out a.png --heightmap b.png && "
+                   "../worldgen --size 16 -q --no-image --heightmap /dev/null --watermap "
+                   "/dev/null --json /dev/null --heightmap-format pfm && echo fine");
+    CHECK(strcmp(c.out, "fine\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A name of up to NAME_MAX (255) bytes works, whatever its temporary's
+ * name; a longer one says so; a long path is elided in the middle, so the
+ * reason after it is printed whole. */
+WG_TEST(hostile_long_file_names)
+{
+    static const int lens[] = {243, 244, 250, 255};
+    char name[300];
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        memset(name, 'n', sizeof name);
+        memcpy(name + lens[i] - 4, ".png", 5);
+        wg_cli c = hostile_sh("rm -rf long; mkdir long && cd long && ../worldgen " HOSTILE_PIC
+                              " --out %s && ../worldgen --size 16 --mesh scalar -q --no-image "
+                              "--heightmap %.*s.pfm && ls -A | wc -l && ls -A | grep -c tmp-",
+                              name, lens[i] - 4, name);
+        /* The picture, the map and its ENVI header (NAME.pfm.hdr, or
+         * NAME.hdr where that is too long a name). */
+        CHECK(strcmp(c.out, "3\n0\n") == 0, "%d bytes: %s %s", lens[i], c.out, c.err);
+        wg_cli_free(&c);
+    }
+    memset(name, 'n', sizeof name);
+    memcpy(name + 256 - 4, ".png", 5);
+    wg_cli c = hostile_sh("rm -rf long; mkdir long && cd long && ../worldgen " HOSTILE_PIC
+                          " --out %s; echo \"status $?\"; ls -A", name);
+    CHECK(strcmp(c.out, "status 1\n") == 0 &&
+              strstr(c.err, "': its name is 256 bytes long, more than the 255 a file "
+                            "name may have\n"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+
+    /* A 700-byte folder that does not exist. */
+    char dir[800] = "";
+    for (int i = 0; i < 7; i++)
+        strcat(dir, "/dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+                    "dddddddddddddddddddddddddddddddd");
+    static const char *const opts[] = {"--heightmap", "--obj", "--out", "--json"};
+    static const char *const files[] = {"h.pfm", "w.obj", "p.png", "r.json"};
+    for (int i = 0; i < 4; i++) {
+        c = hostile_sh("./worldgen --size 16 --mesh scalar -q %s %s %s/%s",
+                       i == 2 ? "" : "--no-image", opts[i], dir + 1, files[i]);
+        CHECK(c.status == 1, "%s: %d", opts[i], c.status);
+        /* The error's line ends with its reason, whole. */
+        const char *line = strstr(c.err, "cannot write '");
+        const char *nl = line ? strchr(line, '\n') : NULL;
+        CHECK(nl && nl - line > 14 && strncmp(nl - 14, "does not exist", 14) == 0 &&
+                  strstr(line, "..."),
+              "%s: %s", opts[i], c.err);
+        wg_cli_free(&c);
+    }
 }
