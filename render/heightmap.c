@@ -1,15 +1,21 @@
-/* heightmap.c: the PFM, 16-bit PNG and R16 height map writers.
+/* heightmap.c: the PFM, 16-bit PNG, R16 and GeoTIFF height map writers,
+ * the ENVI sidecars that let GDAL open the raw ones, and the save that
+ * writes a map and its sidecar as one set.
  *
- * Each streams one row at a time through a row buffer, so writing a huge
- * world costs one row of memory, not a second copy of the field. */
+ * PFM and R16 stream one row at a time through a row buffer, so writing a
+ * huge world costs one row of memory, not a second copy of the field. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "backends/backend.h"
+#include "geotiff.h"
 #include "heightmap.h"
+#include "outfile.h"
 
 wg_hm_format wg_heightmap_format_named(const char *name)
 {
@@ -19,6 +25,8 @@ wg_hm_format wg_heightmap_format_named(const char *name)
         return WG_HM_PNG;
     if (strcasecmp(name, "r16") == 0 || strcasecmp(name, "raw") == 0)
         return WG_HM_R16;
+    if (strcasecmp(name, "tif") == 0 || strcasecmp(name, "tiff") == 0)
+        return WG_HM_TIF;
     return WG_HM_NONE;
 }
 
@@ -54,17 +62,25 @@ static int heightmap_write_error(char *err)
     return wg_fail(err, "%s", errno ? strerror(errno) : "write error");
 }
 
-static int heightmap_pfm(FILE *fp, const float *h, uint32_t n, char *err)
+/* The PFM header of a w x h map: a negative scale says little-endian. */
+static int heightmap_pfm_header(char *buf, size_t len, uint32_t w, uint32_t h)
 {
-    /* A negative scale says little-endian; the rows run bottom to top. */
-    if (fprintf(fp, "Pf\n%u %u\n-1.0\n", n, n) < 0)
+    return snprintf(buf, len, "Pf\n%u %u\n-1.0\n", w, h);
+}
+
+static int heightmap_pfm(FILE *fp, const float *h, wg_rect r, char *err)
+{
+    char head[40];
+    heightmap_pfm_header(head, sizeof head, r.w, r.h);
+    if (fputs(head, fp) < 0)
         return heightmap_write_error(err);
-    uint8_t *buf = malloc((size_t)n * 4);
+    uint8_t *buf = malloc((size_t)r.w * 4);
     if (!buf)
         return wg_fail(err, "out of memory");
-    for (uint32_t y = n; y-- > 0;) {
-        const float *row = h + (size_t)y * n;
-        for (uint32_t x = 0; x < n; x++) {
+    /* The rows run bottom to top. */
+    for (uint32_t y = r.h; y-- > 0;) {
+        const float *row = h + (size_t)y * r.w;
+        for (uint32_t x = 0; x < r.w; x++) {
             uint32_t bits;
             memcpy(&bits, &row[x], 4);
             buf[4 * x] = (uint8_t)bits;
@@ -72,7 +88,7 @@ static int heightmap_pfm(FILE *fp, const float *h, uint32_t n, char *err)
             buf[4 * x + 2] = (uint8_t)(bits >> 16);
             buf[4 * x + 3] = (uint8_t)(bits >> 24);
         }
-        if (fwrite(buf, 4, n, fp) != n) {
+        if (fwrite(buf, 4, r.w, fp) != r.w) {
             free(buf);
             return heightmap_write_error(err);
         }
@@ -81,14 +97,14 @@ static int heightmap_pfm(FILE *fp, const float *h, uint32_t n, char *err)
     return 0;
 }
 
-static int heightmap_r16(FILE *fp, const float *h, uint32_t n, char *err)
+static int heightmap_r16(FILE *fp, const float *h, wg_rect r, char *err)
 {
-    uint8_t *buf = malloc((size_t)n * 2);
+    uint8_t *buf = malloc((size_t)r.w * 2);
     if (!buf)
         return wg_fail(err, "out of memory");
-    for (uint32_t y = 0; y < n; y++) {
-        heightmap_put_u16_le(buf, h + (size_t)y * n, n);
-        if (fwrite(buf, 2, n, fp) != n) {
+    for (uint32_t y = 0; y < r.h; y++) {
+        heightmap_put_u16_le(buf, h + (size_t)y * r.w, r.w);
+        if (fwrite(buf, 2, r.w, fp) != r.w) {
             free(buf);
             return heightmap_write_error(err);
         }
@@ -97,34 +113,208 @@ static int heightmap_r16(FILE *fp, const float *h, uint32_t n, char *err)
     return 0;
 }
 
-static int heightmap_png(FILE *fp, const float *h, uint32_t n,
+static int heightmap_png(FILE *fp, const float *h, wg_rect r,
                          const wg_png_text *text, int ntext, char *err)
 {
     /* libpng wants whole rows; quantise the field once (2 bytes a cell, half
      * of the field itself). */
-    uint16_t *q = malloc(wg_cells(n) * sizeof *q);
+    uint16_t *q = malloc(wg_rect_cells(r) * sizeof *q);
     if (!q)
-        return wg_fail(err, "out of memory for a %ux%u PNG", n, n);
-    for (size_t i = 0; i < wg_cells(n); i++)
+        return wg_fail(err, "out of memory for a %ux%u PNG", r.w, r.h);
+    for (size_t i = 0; i < wg_rect_cells(r); i++)
         q[i] = wg_height_to_u16(h[i]);
-    int rc = wg_png_write(fp, n, n, 16, 1, q, (size_t)n * 2, text, ntext, err);
+    int rc = wg_png_write(fp, r.w, r.h, 16, 1, q, (size_t)r.w * 2, text, ntext,
+                          err);
     free(q);
     return rc;
+}
+
+/* The entries of 'text' but "Software", as "key text" lines: with
+ * worldgen's entries, the command line that makes the map again.  NULL
+ * when there are none (or no memory). */
+static char *heightmap_description(const wg_png_text *text, int ntext)
+{
+    size_t len = 1;
+    for (int i = 0; i < ntext; i++)
+        if (strcmp(text[i].key, "Software") != 0)
+            len += strlen(text[i].key) + strlen(text[i].text) + 2;
+    if (len == 1)
+        return NULL;
+    char *d = malloc(len), *p = d;
+    for (int i = 0; d && i < ntext; i++)
+        if (strcmp(text[i].key, "Software") != 0)
+            p += sprintf(p, "%s%s %s", p == d ? "" : "\n", text[i].key,
+                         text[i].text);
+    return d;
+}
+
+static const char *heightmap_software(const wg_png_text *text, int ntext)
+{
+    for (int i = 0; i < ntext; i++)
+        if (strcmp(text[i].key, "Software") == 0)
+            return text[i].text;
+    return NULL;
+}
+
+static int heightmap_tif(FILE *fp, const float *h, uint32_t n, wg_rect r,
+                         const wg_png_text *text, int ntext, char *err)
+{
+    char *desc = heightmap_description(text, ntext);
+    int rc = wg_geotiff_write(fp, h, n, r, heightmap_software(text, ntext),
+                              desc, err);
+    free(desc);
+    return rc;
+}
+
+static int heightmap_window_ok(uint32_t n, wg_rect r, char *err)
+{
+    if (n < 2 || r.w == 0 || r.h == 0 || r.x >= n || r.y >= n ||
+        r.w > n - r.x || r.h > n - r.y)
+        return wg_fail(err, "window %ux%u at (%u, %u) is not inside the "
+                       "%ux%u world", r.w, r.h, r.x, r.y, n, n);
+    return 0;
+}
+
+int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
+                            uint32_t n, wg_rect r, const wg_png_text *text,
+                            int ntext, char *err)
+{
+    if (heightmap_window_ok(n, r, err) != 0)
+        return -1;
+    errno = 0;
+    switch (f) {
+    case WG_HM_PFM:
+        return heightmap_pfm(fp, field, r, err);
+    case WG_HM_PNG:
+        return heightmap_png(fp, field, r, text, ntext, err);
+    case WG_HM_R16:
+        return heightmap_r16(fp, field, r, err);
+    case WG_HM_TIF:
+        return heightmap_tif(fp, field, n, r, text, ntext, err);
+    case WG_HM_NONE:
+        break;
+    }
+    return wg_fail(err, "no height map format given");
 }
 
 int wg_heightmap_write(FILE *fp, wg_hm_format f, const float *h, uint32_t n,
                        const wg_png_text *text, int ntext, char *err)
 {
+    return wg_heightmap_write_rect(fp, f, h, n, wg_rect_world(n), text, ntext,
+                                   err);
+}
+
+/* ---- sidecars ------------------------------------------------------------ */
+
+const char *wg_heightmap_sidecar_suffix(wg_hm_format f)
+{
+    /* Appended, not replacing the extension: GDAL's ENVI driver looks for
+     * FILE.r16.hdr first, and h.r16 and h.pfm in one folder keep apart. */
+    return f == WG_HM_PFM || f == WG_HM_R16 ? ".hdr" : NULL;
+}
+
+int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
+                               wg_rect r, const wg_png_text *text, int ntext,
+                               char *err)
+{
+    if (heightmap_window_ok(n, r, err) != 0)
+        return -1;
+    if (!wg_heightmap_sidecar_suffix(f))
+        return wg_fail(err, "this format has no sidecar");
     errno = 0;
-    switch (f) {
-    case WG_HM_PFM:
-        return heightmap_pfm(fp, h, n, err);
-    case WG_HM_PNG:
-        return heightmap_png(fp, h, n, text, ntext, err);
-    case WG_HM_R16:
-        return heightmap_r16(fp, h, n, err);
-    case WG_HM_NONE:
-        break;
+    char head[40];
+    int pfm = f == WG_HM_PFM;
+    int offset = pfm ? heightmap_pfm_header(head, sizeof head, r.w, r.h) : 0;
+    fprintf(fp, "ENVI\n");
+    char *desc = heightmap_description(text, ntext);
+    if (desc) {
+        /* A brace would end ENVI's value; one line reads everywhere. */
+        for (char *p = desc; *p; p++)
+            *p = *p == '{' ? '(' : *p == '}' ? ')' : *p == '\n' ? ' ' : *p;
+        fprintf(fp, "description = {%s}\n", desc);
+        free(desc);
     }
-    return wg_fail(err, "no height map format given");
+    double s = 6.0 / (double)(n - 1);
+    /* ENVI's reference pixel (1.5, 1.5) is the first sample's centre: the
+     * vertex geotiff.h places.  PFM's first row is the window's last, so
+     * its northing is that row's and the rows go north (a negative y
+     * size: GDAL shows it south-up, each value where it belongs). */
+    fprintf(fp, "samples = %u\nlines = %u\nbands = 1\nheader offset = %d\n"
+                "file type = ENVI Standard\ndata type = %d\n"
+                "interleave = bsq\nbyte order = 0\n"
+                "map info = {Arbitrary, 1.5, 1.5, %.17g, %.17g, %.17g, %.17g, "
+                "units=Meters}\ncoordinate system string = {%s}\n",
+            r.w, r.h, offset, pfm ? 4 : 12, wg_geo_easting(r.x, n),
+            wg_geo_northing(pfm ? r.y + r.h - 1 : r.y, n), s, pfm ? -s : s,
+            WG_GEO_WKT);
+    /* R16's samples back to heights: GDAL's band scale. */
+    if (!pfm)
+        fprintf(fp, "data gain values = {%.17g}\ndata offset values = {0}\n",
+                1.0 / 65535.0);
+    if (ferror(fp))
+        return heightmap_write_error(err);
+    return 0;
+}
+
+const char *wg_heightmap_sidecar_of(const char *path, wg_hm_format f,
+                                    char *buf, size_t len)
+{
+    const char *suffix = wg_heightmap_sidecar_suffix(f);
+    if (!suffix || wg_outfile_is_stdout(path) ||
+        strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/dev/std", 8) == 0 ||
+        strncmp(path, "/proc/", 6) == 0)
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t keep = strlen(path);
+    if (strlen(base) + strlen(suffix) > NAME_MAX) {
+        const char *dot = strrchr(base, '.');
+        if (!dot || (size_t)(dot - base) + strlen(suffix) > NAME_MAX)
+            return NULL;
+        keep = (size_t)(dot - path);
+    }
+    if (keep + strlen(suffix) >= len)
+        return NULL;
+    memcpy(buf, path, keep);
+    strcpy(buf + keep, suffix);
+    return buf;
+}
+
+int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
+                      uint32_t n, wg_rect r, const wg_png_text *text,
+                      int ntext, char *err)
+{
+    wg_outfile o[2];
+    memset(o, 0, sizeof o);
+    char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
+    if (wg_outfile_open(&o[0], path, err) != 0)
+        return -1;
+    if (wg_heightmap_write_rect(o[0].fp, f, field, n, r, text, ntext, err) != 0)
+        goto fail;
+    /* A sidecar only beside a file renamed into place (slot >= 0). */
+    int files = 1;
+    if (o[0].slot >= 0 && wg_heightmap_sidecar_of(path, f, side, sizeof side)) {
+        if (wg_outfile_open(&o[1], side, why) != 0 ||
+            wg_heightmap_write_sidecar(o[1].fp, f, n, r, text, ntext, why) != 0) {
+            wg_fail(err, "its header '%s': %s", wg_outfile_shown(side, shown),
+                    why);
+            goto fail;
+        }
+        files = 2;
+    }
+    int failed = 0;
+    if (wg_outfile_commit_set(o, files, &failed, why) != 0) {
+        if (failed == 1)
+            return wg_fail(err, "its header '%s': %s",
+                           wg_outfile_shown(side, shown), why);
+        return wg_fail(err, "%s", why);
+    }
+    return 0;
+fail:
+    wg_outfile_abort(&o[1]);
+    wg_outfile_abort(&o[0]);
+    return -1;
 }

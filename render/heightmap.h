@@ -1,16 +1,23 @@
-/* heightmap.h: height map writers, one call per format.
+/* heightmap.h: height map writers, one call per format, for a whole world
+ * or a window of one.
  *
  * PFM holds the exact binary32 heights; PNG (16-bit grey) and R16 (raw
  * little-endian uint16, the layout Unity and Unreal import) map height 0..1
- * to 0..65535 with rounding, the same scale for every world and tile.  Row
+ * to 0..65535 with rounding, the same scale for every world and tile; TIF
+ * is a float32 GeoTIFF (render/geotiff.h), exact and georeferenced.  Row
  * y = 0 of the grid is the top row of every image (PFM stores rows bottom
- * to top, as its format says, so it writes them in reverse). */
+ * to top, as its format says, so it writes them in reverse).
+ *
+ * The raw formats get a sidecar that GDAL reads (wg_heightmap_save): an
+ * ENVI header FILE.r16.hdr / FILE.pfm.hdr with the layout, the
+ * georeferencing of geotiff.h, and for R16 the scale back to heights. */
 #ifndef WG_HEIGHTMAP_H
 #define WG_HEIGHTMAP_H
 
 #include <stdint.h>
 #include <stdio.h>
 
+#include "backends/spec.h"
 #include "png.h"
 
 typedef enum wg_hm_format {
@@ -18,9 +25,11 @@ typedef enum wg_hm_format {
     WG_HM_PFM,
     WG_HM_PNG,
     WG_HM_R16,
+    WG_HM_TIF,
 } wg_hm_format;
 
-/* The format called 'name' ("pfm", "png", "r16", any case), or WG_HM_NONE. */
+/* The format called 'name' ("pfm", "png", "r16" or "raw", "tif" or
+ * "tiff", any case), or WG_HM_NONE. */
 wg_hm_format wg_heightmap_format_named(const char *name);
 
 /* The format a path's extension names, or WG_HM_NONE. */
@@ -29,10 +38,51 @@ wg_hm_format wg_heightmap_format_of_path(const char *path);
 /* Height 0..1 as a 16-bit sample: round(h * 65535), clamped. */
 uint16_t wg_height_to_u16(float h);
 
-/* Write the N x N heights 'h' to fp in format 'f'.  'text' (PNG only)
- * records how the map was made.  Returns 0, or -1 with the reason in
+/* Write window r of an N-sided world to fp in format f: 'field' holds its
+ * r.w * r.h values, row-major (stride r.w), row 0 the window's top.  The
+ * window places a GeoTIFF; the other formats hold its samples alone.
+ * 'text' records how the map was made: PNG's tEXt chunks; for TIF the
+ * "Software" entry is the Software tag and the others, as "key text"
+ * lines, the ImageDescription.  Returns 0, or -1 with the reason in
  * err[WG_ERR_LEN] (a write error, out of memory). */
+int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
+                            uint32_t n, wg_rect r, const wg_png_text *text,
+                            int ntext, char *err);
+
+/* The same for the whole N x N world. */
 int wg_heightmap_write(FILE *fp, wg_hm_format f, const float *h, uint32_t n,
                        const wg_png_text *text, int ntext, char *err);
+
+/* What a format's sidecar adds to the map's name (".hdr" for PFM and R16),
+ * or NULL when it has none. */
+const char *wg_heightmap_sidecar_suffix(wg_hm_format f);
+
+/* The sidecar's name for a map written to 'path' in format f, in
+ * buf[len]: path + ".hdr"; when that name is longer than a file name may
+ * be, the extension replaced instead (h.pfm: h.hdr, which GDAL also looks
+ * for).  NULL when the map gets none: a format without one, standard
+ * output or a descriptor ("-", /dev/stdout, /dev/fd/N), an existing
+ * device, FIFO or socket, a name with no room for one.  The command line
+ * checks these names against its other outputs. */
+const char *wg_heightmap_sidecar_of(const char *path, wg_hm_format f,
+                                    char *buf, size_t len);
+
+/* Write the sidecar of a map of window r of an N-sided world in format f:
+ * an ENVI header, with the non-Software entries of 'text' as its
+ * description.  Returns 0, or -1 with the reason. */
+int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
+                               wg_rect r, const wg_png_text *text, int ntext,
+                               char *err);
+
+/* Write the map to 'path' through render/outfile.h, with its sidecar
+ * (wg_heightmap_sidecar_of) when the map is a file renamed into place,
+ * both committed as one set: both appear, or neither.  "-", a descriptor,
+ * a device or a FIFO gets the map alone (there is no folder to put a
+ * sidecar in); a TIF to one of those goes through an anonymous temporary
+ * file, as libtiff seeks.  Returns 0, or -1 with the
+ * reason in err (naming the sidecar when it is the one that failed). */
+int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
+                      uint32_t n, wg_rect r, const wg_png_text *text,
+                      int ntext, char *err);
 
 #endif

@@ -1,6 +1,8 @@
 /* test_heightmap.c: the height map writers, read back: PFM exact, PNG and
- * R16 rounded to 16 bits, row y = 0 at the top, nothing left behind when a
- * write fails; the water map in the same formats and scale. */
+ * R16 rounded to 16 bits, row y = 0 at the top, windows of a world, the
+ * raw formats' ENVI sidecars, nothing left behind when a write fails; the
+ * water map in the same formats and scale.  GDAL reads them in
+ * test_gdal.c. */
 #include <dirent.h>
 #include <png.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "render/geotiff.h"
 #include "render/heightmap.h"
 #include "test.h"
 
@@ -48,8 +51,138 @@ WG_TEST(heightmap_format_names)
     CHECK(wg_heightmap_format_of_path("a/b.pfm") == WG_HM_PFM);
     CHECK(wg_heightmap_format_of_path("x.PNG") == WG_HM_PNG);
     CHECK(wg_heightmap_format_of_path("x.r16") == WG_HM_R16);
+    CHECK(wg_heightmap_format_of_path("x.tif") == WG_HM_TIF);
+    CHECK(wg_heightmap_format_of_path("x.TIFF") == WG_HM_TIF);
+    CHECK(wg_heightmap_format_named("raw") == WG_HM_R16);
     CHECK(wg_heightmap_format_of_path("dir.png/x") == WG_HM_NONE);
     CHECK(wg_heightmap_format_of_path("x") == WG_HM_NONE);
+}
+
+/* What wg_heightmap_write_rect writes for window r of field f (an n x n
+ * world, the window copied out first), in memory.  Caller frees. */
+static char *hm_window_bytes(wg_hm_format fmt, const float *f, uint32_t n,
+                             wg_rect r, size_t *len)
+{
+    float *win = malloc(wg_rect_cells(r) * sizeof *win);
+    char *buf = NULL, err[WG_ERR_LEN] = "";
+    *len = 0;
+    FILE *fp = open_memstream(&buf, len);
+    for (uint32_t y = 0; win && y < r.h; y++)
+        memcpy(win + (size_t)y * r.w, f + (size_t)(r.y + y) * n + r.x,
+               r.w * sizeof *win);
+    int rc = fp && win ? wg_heightmap_write_rect(fp, fmt, win, n, r, NULL, 0, err)
+                       : -1;
+    CHECK(rc == 0, "%s", err);
+    if (fp)
+        fclose(fp);
+    free(win);
+    return buf;
+}
+
+WG_TEST(heightmap_windows_hold_their_rows)
+{
+    /* A window's map is the window alone, top row first (PFM: last row
+     * first), whatever world it is cut from. */
+    enum { N = 9 };
+    float f[N * N];
+    for (int i = 0; i < N * N; i++)
+        f[i] = (float)i / (N * N);
+    const wg_rect r = {2, 3, 5, 4};
+    size_t len;
+    char *b = hm_window_bytes(WG_HM_R16, f, N, r, &len);
+    CHECK(b && len == 5 * 4 * 2, "%zu bytes", len);
+    int bad = 0;
+    for (uint32_t y = 0; b && len == 40 && y < r.h; y++)
+        for (uint32_t x = 0; x < r.w; x++) {
+            const unsigned char *p = (unsigned char *)b + 2 * (y * r.w + x);
+            bad += (p[0] | p[1] << 8) != wg_height_to_u16(f[(r.y + y) * N + r.x + x]);
+        }
+    CHECK(bad == 0, "%d R16 samples differ", bad);
+    free(b);
+
+    b = hm_window_bytes(WG_HM_PFM, f, N, r, &len);
+    const char *head = "Pf\n5 4\n-1.0\n";
+    size_t hl = strlen(head);
+    CHECK(b && len == hl + 5 * 4 * 4 && memcmp(b, head, hl) == 0, "%zu bytes", len);
+    bad = 0;
+    for (uint32_t y = 0; b && len == hl + 80 && y < r.h; y++)
+        bad += memcmp(b + hl + (r.h - 1 - y) * r.w * 4,
+                      f + (r.y + y) * N + r.x, r.w * 4) != 0;
+    CHECK(bad == 0, "%d PFM rows differ", bad);
+    free(b);
+
+    if (wg_geotiff_available()) {
+        b = hm_window_bytes(WG_HM_TIF, f, N, r, &len);
+        CHECK(b && len > 8 && memcmp(b, "II*\0", 4) == 0, "not a TIFF");
+        free(b);
+    }
+    /* A window must lie in its world. */
+    char err[WG_ERR_LEN];
+    const wg_rect out = {5, 0, 5, 1};
+    FILE *null = fopen("/dev/null", "w");
+    CHECK(wg_heightmap_write_rect(null, WG_HM_R16, f, N, out, NULL, 0, err) != 0 &&
+          strstr(err, "not inside the 9x9 world"), "%s", err);
+    fclose(null);
+}
+
+WG_TEST(heightmap_sidecars_describe_the_raw_layouts)
+{
+    /* ENVI headers: PFM's header skipped and its rows going north, R16's
+     * samples scaled back to heights, both placed where SPEC.md puts the
+     * window (GDAL reads them: test_gdal.c). */
+    const wg_rect r = {4, 8, 6, 3};
+    const wg_png_text text[] = {{"Software", "worldgen x"},
+                                {"worldgen", "--size 17 {x}"}};
+    char *buf = NULL, err[WG_ERR_LEN] = "";
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    CHECK(wg_heightmap_write_sidecar(fp, WG_HM_PFM, 17, r, text, 2, err) == 0,
+          "%s", err);
+    fclose(fp);
+    const char *want[] = {"ENVI\n", "description = {worldgen --size 17 (x)}\n",
+                          "samples = 6\n", "lines = 3\n",
+                          "header offset = 12\n", "data type = 4\n",
+                          "byte order = 0\n",
+                          "map info = {Arbitrary, 1.5, 1.5, -1.5, -0.75, 0.375, "
+                          "-0.375, units=Meters}\n",
+                          "coordinate system string = "
+                          "{LOCAL_CS[\"worldgen world units\""};
+    for (size_t i = 0; buf && i < sizeof want / sizeof want[0]; i++)
+        CHECK(strstr(buf, want[i]), "PFM header lacks '%s':\n%s", want[i], buf);
+    free(buf);
+    buf = NULL;
+    fp = open_memstream(&buf, &len);
+    CHECK(wg_heightmap_write_sidecar(fp, WG_HM_R16, 17, r, NULL, 0, err) == 0,
+          "%s", err);
+    fclose(fp);
+    const char *want16[] = {"header offset = 0\n", "data type = 12\n",
+                            "map info = {Arbitrary, 1.5, 1.5, -1.5, 0, 0.375, "
+                            "0.375, units=Meters}\n",
+                            "data gain values = {1.5259021896696422e-05}\n"};
+    for (size_t i = 0; buf && i < sizeof want16 / sizeof want16[0]; i++)
+        CHECK(strstr(buf, want16[i]), "R16 header lacks '%s':\n%s", want16[i], buf);
+    CHECK(buf && !strstr(buf, "description"), "%s", buf);
+    free(buf);
+    /* Its name: appended; the extension replaced where that is too long
+     * a name; none for standard output, descriptors and devices. */
+    char side[600], name[300];
+    CHECK(wg_heightmap_sidecar_of("d/h.r16", WG_HM_R16, side, sizeof side) &&
+          strcmp(side, "d/h.r16.hdr") == 0);
+    memset(name, 'n', sizeof name);
+    memcpy(name + 255 - 4, ".pfm", 5);
+    CHECK(wg_heightmap_sidecar_of(name, WG_HM_PFM, side, sizeof side) &&
+          strlen(side) == 255 && strcmp(side + 251, ".hdr") == 0, "%s", side);
+    name[251] = 'n';
+    CHECK(!wg_heightmap_sidecar_of(name, WG_HM_PFM, side, sizeof side));
+    CHECK(!wg_heightmap_sidecar_of("-", WG_HM_R16, side, sizeof side) &&
+          !wg_heightmap_sidecar_of("/dev/stdout", WG_HM_R16, side, sizeof side) &&
+          !wg_heightmap_sidecar_of("/dev/fd/7", WG_HM_R16, side, sizeof side) &&
+          !wg_heightmap_sidecar_of("/dev/null", WG_HM_R16, side, sizeof side) &&
+          !wg_heightmap_sidecar_of("h.tif", WG_HM_TIF, side, sizeof side));
+    CHECK(wg_heightmap_sidecar_suffix(WG_HM_R16) &&
+          strcmp(wg_heightmap_sidecar_suffix(WG_HM_PFM), ".hdr") == 0 &&
+          !wg_heightmap_sidecar_suffix(WG_HM_PNG) &&
+          !wg_heightmap_sidecar_suffix(WG_HM_TIF));
 }
 
 WG_TEST(heightmap_pfm_is_exact_bottom_to_top)
