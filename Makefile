@@ -80,15 +80,19 @@ ifneq ($(filter-out clean deps deps-install,$(or $(MAKECMDGOALS),all)),)
 endif
 build/config.mk: FORCE $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(if $(filter deps,$(MAKECMDGOALS)),deps-install))
 	@mkdir -p $(dir $@)
-	@vk=; sdl=; pkgs="libpng zlib"; say="without Vulkan (make deps installs libvulkan-dev and glslc)"; \
+	@vk=; sdl=; tif=; geolibs=; pkgs="libpng zlib"; say="without Vulkan (make deps installs libvulkan-dev and glslc)"; \
 	if pkg-config --exists vulkan 2>/dev/null && command -v glslc >/dev/null; then \
 	  vk=1; pkgs="$$pkgs vulkan"; say="with Vulkan"; fi; \
 	if pkg-config --exists sdl2 2>/dev/null; then sdl=1; say="$$say, with SDL2"; fi; \
+	if pkg-config --exists libtiff-4 2>/dev/null && [ -f /usr/include/geotiff/geotiffio.h ]; then \
+	  tif=1; pkgs="$$pkgs libtiff-4"; geolibs=-lgeotiff; say="$$say, with GeoTIFF"; \
+	else say="$$say, without GeoTIFF (make deps installs libtiff-dev and libgeotiff-dev)"; fi; \
 	{ echo "# What the Makefile found here (made by its build/config.mk rule)."; \
 	  echo "HAVE_VULKAN := $$vk"; \
 	  echo "HAVE_SDL2 := $$sdl"; \
+	  echo "HAVE_GEOTIFF := $$tif"; \
 	  echo "PKG_CFLAGS := $$(pkg-config --cflags $$pkgs)"; \
-	  echo "PKG_LIBS := $$(pkg-config --libs $$pkgs)"; \
+	  echo "PKG_LIBS := $$(pkg-config --libs $$pkgs) $$geolibs"; \
 	  echo "SDL2_CFLAGS := $${sdl:+$$(pkg-config --cflags sdl2)}"; } > $@.new || exit 1; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; \
 	  echo "config: building $$say"; \
@@ -96,6 +100,11 @@ build/config.mk: FORCE $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(if $(f
 
 ifeq ($(HAVE_VULKAN),1)
 CFLAGS += -DWG_HAVE_VULKAN
+endif
+# libtiff and libgeotiff (libgeotiff has no .pc on Debian 12: its header
+# is looked for and -lgeotiff named): the GeoTIFF height maps.
+ifeq ($(HAVE_GEOTIFF),1)
+CFLAGS += -DWG_HAVE_GEOTIFF
 endif
 CFLAGS += $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS)
@@ -131,10 +140,14 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 
 # Debian 12 packages: build tools, the libraries, the Vulkan loader, Mesa's
 # lavapipe (Vulkan on the CPU), the validation layer and glslc, SDL2, Xvfb for
-# the window test, ImageMagick and valgrind for checks, jq for the JSON test.
+# the window test, ImageMagick and valgrind for checks, jq for the JSON test,
+# Node.js for the glTF validator (deps-install adds npm and the validator),
+# libtiff and libgeotiff for GeoTIFF maps, and GDAL's tools, which the tests
+# open every map worldgen writes with.
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
-        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq
+        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs \
+        libtiff-dev libgeotiff-dev gdal-bin
 
 .PHONY: all deps deps-install run test clean bench fuzz valgrind FORCE
 # Keep generated files (the embedded shaders) that make would delete as intermediates.
@@ -239,6 +252,19 @@ deps-install:
 	  echo "deps: installing" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 	    apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@# npm: Debian's package, unless the nodejs installed brings its own
+	@# (NodeSource's does, and conflicts with Debian's npm).
+	@command -v npm >/dev/null || { echo "deps: installing npm"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends npm; }
+	@# The Khronos glTF validator, for tests/gltf_validate.js, under build/npm.
+	@v=2.0.0-dev.3.10; \
+	if grep -qs "\"version\": \"$$v\"" build/npm/node_modules/gltf-validator/package.json; then \
+	  echo "deps: gltf-validator installed"; else \
+	  echo "deps: installing gltf-validator $$v (npm, under build/npm)"; \
+	  mkdir -p build/npm && npm install --prefix build/npm --loglevel=error \
+	    --no-audit --no-fund --save-exact gltf-validator@$$v; \
 	fi
 
 clean:
