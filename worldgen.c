@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/vulkan.h"
+#include "render/gltf.h"
 #include "render/heightmap.h"
 #include "render/obj.h"
 #include "render/outfile.h"
@@ -30,41 +32,6 @@
 #endif
 
 enum { EXIT_USAGE = 2, EXIT_DISAGREE = 3 };
-
-/* Everything the command line decides, with the defaults. */
-typedef struct settings {
-    wg_world world;
-    const char *mesh;
-    int passes_given;              /* --erosion was on the command line */
-    int steps_given;               /* --hydraulic was on the command line */
-    const char *heightmap;
-    wg_hm_format heightmap_format; /* from --heightmap-format, or NONE */
-    const char *watermap;          /* --watermap FILE, in heightmap_format's
-                                      family: its own extension decides */
-    wg_hm_format watermap_format;
-    const char *json;              /* --json FILE, "-" for stdout */
-    int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
-    int check;                     /* exit 3 when a backend disagrees */
-    wg_power power;                /* --power: which kind of GPU */
-    const char *gpu;               /* --gpu: index or name substring */
-    int histogram;
-    int quiet;
-    wg_render_opts render;         /* the picture: camera, sun, size */
-    const char *out;               /* --out FILE, "-" for stdout */
-    int out_given;                 /* --out was on the command line */
-    int no_image;                  /* --no-image: no picture at all */
-    const char *obj;               /* --obj FILE, or NULL */
-    int show;                      /* --show: the picture in a window */
-} settings;
-
-static const settings defaults = {
-    .world = {.size = 512, .octaves = 6, .seed = 1234, .sea = WG_SEA_DEFAULT},
-    /* The fastest backend here: every backend makes the same fields (the
-     * heights to the bit), and the hydraulic stage makes scalar's 512 world
-     * take 4.3 s against openmp's 0.8 s on two cores. */
-    .mesh = "auto",
-    .out = "world.png",
-};
 
 enum {
     OPT_SIZE = 256,
@@ -99,7 +66,59 @@ enum {
     OPT_NO_CULL,
     OPT_OBJ,
     OPT_SHOW,
+    OPT_REQUIRE,
+    OPT_VIEW,
+    OPT_GLTF,
+    OPT_GLTF_ERROR,
+    OPT_REGION,
+    OPT_COUNT
 };
+
+/* Everything the command line decides, with the defaults. */
+typedef struct settings {
+    wg_world world;
+    const char *mesh;              /* --mesh as given, for messages */
+    unsigned mesh_set;             /* bit i: wg_backends[i] is named */
+    int mesh_auto;                 /* --mesh names auto */
+    const char *require;           /* --require as given */
+    unsigned require_set;          /* the backends that must run */
+    int passes_given;              /* --erosion was on the command line */
+    int steps_given;               /* --hydraulic was on the command line */
+    const char *heightmap;
+    wg_hm_format heightmap_format; /* from --heightmap-format, or NONE */
+    const char *watermap;          /* --watermap FILE, in heightmap_format's
+                                      family: its own extension decides */
+    wg_hm_format watermap_format;
+    const char *json;              /* --json FILE, "-" for stdout */
+    int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
+    int check;                     /* exit 3 when a backend disagrees */
+    wg_power power;                /* --power: which kind of GPU */
+    const char *gpu;               /* --gpu: index or name substring */
+    int histogram;
+    int quiet;
+    wg_render_opts render;         /* the picture: camera, sun, size */
+    const char *out;               /* --out FILE, "-" for stdout */
+    int out_given;                 /* --out was on the command line */
+    int no_image;                  /* --no-image: no picture at all */
+    const char *obj;               /* --obj FILE, or NULL */
+    const char *gltf;              /* --gltf FILE.glb, or NULL */
+    float gltf_error;              /* --gltf-error: 0, every grid vertex */
+    int show;                      /* --show: the picture in a window */
+    wg_rect region;                /* --region X,Y,W,H; w = 0: the world */
+    const char *region_arg;        /* --region as given, for messages */
+    unsigned char given[OPT_COUNT - OPT_SIZE]; /* which options were given */
+} settings;
+
+static const settings defaults = {
+    .world = {.size = 512, .octaves = 6, .seed = 1234, .sea = WG_SEA_DEFAULT},
+    /* The fastest backend here: every backend makes the same fields (the
+     * heights to the bit), and the hydraulic stage makes scalar's 512 world
+     * take 4.3 s against openmp's 0.8 s on two cores. */
+    .mesh = "auto",
+    .mesh_auto = 1,
+    .out = "world.png",
+};
+
 
 static const struct option long_opts[] = {
     {"size", required_argument, NULL, OPT_SIZE},
@@ -134,6 +153,11 @@ static const struct option long_opts[] = {
     {"no-cull", no_argument, NULL, OPT_NO_CULL},
     {"obj", required_argument, NULL, OPT_OBJ},
     {"show", no_argument, NULL, OPT_SHOW},
+    {"require", required_argument, NULL, OPT_REQUIRE},
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"gltf", required_argument, NULL, OPT_GLTF},
+    {"gltf-error", required_argument, NULL, OPT_GLTF_ERROR},
+    {"region", required_argument, NULL, OPT_REGION},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -148,7 +172,8 @@ static void usage(FILE *fp)
 "backends, a timing table, a rendered picture, height maps and OBJ meshes.\n"
 "\n"
 "World:\n"
-"      --size N             vertices per side, 2..65536 (default 512)\n"
+"      --size N             vertices per side, 2..65536, or up to 1048577 with\n"
+"                           --region (default 512)\n"
 "      --seed S             unsigned 64-bit seed, decimal or 0x hex (default 1234)\n"
 "      --octaves N          noise octaves, 1..16 (default 6)\n"
 "      --erosion N          thermal erosion passes, 0..10000 (default: 12 at\n"
@@ -157,14 +182,22 @@ static void usage(FILE *fp)
 "                           0..100000, 0 for none (default: 400 at 513,\n"
 "                           scaled with the resolution)\n"
 "      --sea-level H        the sea's height, 0..1 (default 0.25)\n"
+"      --region X,Y,W,H     make and write only columns X..X+W-1 and rows\n"
+"                           Y..Y+H-1 of the world: the same values, to the bit,\n"
+"                           as that window of the whole world\n"
 "\n"
 "Backends:\n"
-"      --mesh NAME          backend to run:");
+"      --mesh LIST          the backends to run, comma-separated:");
     for (size_t i = 0; wg_backends[i]; i++)
         fprintf(fp, "%s %s", i ? "," : "", wg_backends[i]->name);
     fprintf(fp, ",\n"
-"                           all (each in turn, compared with scalar) or auto\n"
-"                           (the fastest here) (default auto)\n"
+"                           all (every one, each compared with scalar) or\n"
+"                           auto (the fastest here for this world); one not\n"
+"                           available here is skipped with a 'skip' line\n"
+"                           (default auto)\n"
+"      --require LIST       these backends must run: one that is skipped is\n"
+"                           a failure (exit 1), so that --check cannot pass\n"
+"                           by skipping one\n"
 "      --threads N          CPU threads for openmp and the renderer, 1..1024\n"
 "                           (default: all cores, or OMP_NUM_THREADS)\n"
 "      --power P            vulkan's device: high-performance (a discrete GPU\n"
@@ -180,14 +213,23 @@ static void usage(FILE *fp)
 "      --histogram          print the height distribution and the share of the\n"
 "                           world under water\n"
 "      --heightmap FILE     write the heights: FILE.pfm (binary32), FILE.png\n"
-"                           (16-bit grey) or FILE.r16 (raw uint16 LE); '-' is\n"
-"                           standard output (the tables then go to stderr)\n"
-"      --heightmap-format F pfm, png or r16: the format for '-' or to override\n"
-"                           the extension\n"
+"                           (16-bit grey), FILE.r16 (raw uint16 LE) or\n"
+"                           FILE.tif (float32 GeoTIFF); .pfm and .r16 get an\n"
+"                           ENVI header for GDAL beside them (FILE.r16.hdr);\n"
+"                           '-' is standard output (the tables then go to\n"
+"                           stderr)\n"
+"      --heightmap-format F pfm, png, r16 or tif: the format for '-' or to\n"
+"                           override the extension\n"
 "      --watermap FILE      write the water depth (same formats and scale as\n"
 "                           --heightmap: height + water is the water surface)\n"
 "      --obj FILE           also write the mesh as Wavefront OBJ (Y up, metres),\n"
 "                           with FILE.mtl and FILE_albedo.png beside it\n"
+"      --gltf FILE          also write the terrain and its water as binary\n"
+"                           glTF 2.0 (FILE.glb, the texture inside; '-' is\n"
+"                           standard output) for Blender, Godot, Unity\n"
+"      --gltf-error E       simplify the glTF's meshes until a grid point is\n"
+"                           up to E off the surface, 0..1 (default 0: every\n"
+"                           grid vertex; the world is 6 across)\n"
 "  -q, --quiet              print no tables\n"
 "\n"
 "Picture (a run ends with one):\n"
@@ -209,6 +251,9 @@ static void usage(FILE *fp)
 "      --sun-elevation DEG  sun height, -90..90 (default 20: low sun, long\n"
 "                           shadows; higher flattens the relief)\n"
 "      --no-cull            draw back faces too (the picture is identical)\n"
+"      --view V             orbit (the camera above) or map (the whole world\n"
+"                           from straight above, north up: hillshade,\n"
+"                           materials and water) (default orbit)\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
@@ -298,6 +343,69 @@ static int parse_float(const char *opt, const char *val, double min,
     return 0;
 }
 
+/* A --size beyond a whole world's limit that a region run may have (in
+ * (WG_SIZE_MAX, WG_REGION_SIZE_MAX], decimal or 0x hex): 1 with it in
+ * *out, else 0 and nothing said (parse_u32 then says why). */
+static int parse_region_size(const char *val, uint32_t *out)
+{
+    const char *d = val;
+    int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+    d += hex ? 2 : 0;
+    if (!*d || d[strspn(d, hex ? "0123456789abcdefABCDEF" : "0123456789")])
+        return 0;
+    errno = 0;
+    unsigned long long v = strtoull(d, NULL, hex ? 16 : 10);
+    if (errno || v <= WG_SIZE_MAX || v > WG_REGION_SIZE_MAX)
+        return 0;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+/* Parse --region X,Y,W,H: four whole decimal numbers, W and H at least 1
+ * (the world's size is checked by check_region, once every option is
+ * known).  Returns 0, or EXIT_USAGE after printing why. */
+static int parse_region(const char *val, wg_rect *r)
+{
+    uint32_t v[4];
+    const char *p = val;
+    for (int i = 0; i < 4; i++) {
+        size_t len = strspn(p, "0123456789");
+        /* More than 9 digits is beyond any world: check_region says so. */
+        unsigned long long x = len > 9 ? UINT32_MAX : strtoull(p, NULL, 10);
+        if (len == 0 || p[len] != (i < 3 ? ',' : '\0'))
+            return usage_error("--region: '%s' is not four whole numbers "
+                               "X,Y,W,H (valid: columns X..X+W-1 and rows "
+                               "Y..Y+H-1 of the world, such as 0,0,256,256)",
+                               val);
+        v[i] = (uint32_t)x;
+        p += len + 1;
+    }
+    if (v[2] == 0 || v[3] == 0)
+        return usage_error("--region: '%s' is out of range (valid: W and H "
+                           "at least 1, X + W and Y + H at most --size)", val);
+    *r = (wg_rect){v[0], v[1], v[2], v[3]};
+    return 0;
+}
+
+/* --size and --region against each other: a region lies inside the world,
+ * and only a region's world may be larger than WG_SIZE_MAX.  Returns -1 to
+ * go on, or EXIT_USAGE after printing why. */
+static int check_region(const settings *s)
+{
+    const uint32_t n = s->world.size;
+    const wg_rect r = s->region;
+    if (!r.w && n > WG_SIZE_MAX)
+        return usage_error("--size: '%" PRIu32 "' is out of range (valid: "
+                           "%u..%u; up to %u with --region)", n, WG_SIZE_MIN,
+                           WG_SIZE_MAX, WG_REGION_SIZE_MAX);
+    if (r.w && ((uint64_t)r.x + r.w > n || (uint64_t)r.y + r.h > n))
+        return usage_error("--region: '%s' is outside the %" PRIu32 "x%" PRIu32
+                           " world (valid: W and H 1..%" PRIu32 ", X + W and "
+                           "Y + H at most %" PRIu32 ")", s->region_arg, n, n,
+                           n, n);
+    return -1;
+}
+
 /* The names --mesh accepts, for its error message. */
 static void mesh_names(char *buf, size_t len)
 {
@@ -306,6 +414,48 @@ static void mesh_names(char *buf, size_t len)
     for (size_t i = 0; wg_backends[i] && used < len; i++)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
                                  wg_backends[i]->name);
+}
+
+/* Parse --mesh's or --require's comma-separated backend names into a set
+ * (bit i: wg_backends[i]); 'all' names every backend, and with 'is_auto'
+ * (NULL where auto is not allowed) 'auto' sets *is_auto.  Refuses an empty
+ * list or name and an unknown name.  Returns 0, or EXIT_USAGE after
+ * printing why. */
+static int parse_backends(const char *opt, const char *val, unsigned *set,
+                          int *is_auto)
+{
+    char names[256];
+    mesh_names(names, sizeof names);
+    *set = 0;
+    if (is_auto)
+        *is_auto = 0;
+    const char *p = val;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (size_t i = 0; wg_backends[i]; i++)
+            if (strlen(wg_backends[i]->name) == len &&
+                strncmp(p, wg_backends[i]->name, len) == 0) {
+                *set |= 1u << i;
+                found = 1;
+            }
+        if (len == 3 && strncmp(p, "all", 3) == 0) {
+            for (size_t i = 0; wg_backends[i]; i++)
+                *set |= 1u << i;
+            found = 1;
+        }
+        if (is_auto && len == 4 && strncmp(p, "auto", 4) == 0)
+            found = *is_auto = 1;
+        if (!found)
+            return usage_error("--%s: '%.*s'%s is not a backend (valid: "
+                               "%s, all%s, or a comma-separated list of "
+                               "them)", opt, (int)len, p,
+                               len ? "" : " (an empty name)", names,
+                               is_auto ? ", auto" : "");
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
 }
 
 /* The picture's and the OBJ's options against each other and the other
@@ -326,27 +476,72 @@ static int check_picture_args(settings *s)
                            ".mtl and texture, which must be files beside it");
     if (s->obj && s->obj[0] == '\0')
         return usage_error("--obj: '' is not a file name");
+    /* The OBJ names its .mtl, and that its texture, on a line of text: a
+     * control character in the file name would break the line.  Spaces
+     * are fine (the readers take the rest of the line). */
+    const char *base = s->obj ? strrchr(s->obj, '/') : NULL;
+    for (base = base ? base + 1 : s->obj; base && *base; base++)
+        if ((unsigned char)*base < 0x20 || *base == 0x7f) {
+            static char shown[4 * 4096 + 4];
+            size_t k = 0;
+            for (const char *c = s->obj; *c && k < sizeof shown - 8; c++) {
+                unsigned char u = (unsigned char)*c;
+                if (u == '\n' || u == '\r' || u == '\t')
+                    k += (size_t)sprintf(shown + k, "\\%c",
+                                         u == '\n' ? 'n' : u == '\r' ? 'r' : 't');
+                else if (u < 0x20 || u == 0x7f)
+                    k += (size_t)sprintf(shown + k, "\\x%02x", u);
+                else
+                    shown[k++] = (char)u;
+            }
+            shown[k] = '\0';
+            return usage_error("--obj: '%s': a control character in the file "
+                               "name would break the OBJ's mtllib line "
+                               "(valid: any name without one; spaces are "
+                               "fine)", shown);
+        }
     char mtl[4096], tex[4096];
     if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
         return usage_error("--obj: '%s' is too long a path", s->obj);
+    /* The raw maps' ENVI headers, beside them. */
+    char hdr[2][4096 + 8];
+    const struct { const char *opt, *path, *side; } maps[2] = {
+        {"heightmap", s->heightmap, s->heightmap ?
+             wg_heightmap_sidecar_of(s->heightmap, s->heightmap_format,
+                                     hdr[0], sizeof hdr[0]) : NULL},
+        {"watermap", s->watermap, s->watermap ?
+             wg_heightmap_sidecar_of(s->watermap, s->watermap_format,
+                                     hdr[1], sizeof hdr[1]) : NULL},
+    };
     /* Every file the run writes, by the option that names it: no two may
      * be one, and only one may be standard output. */
     struct { const char *opt, *path; } outs[] = {
         {"out", s->out},           {"heightmap", s->heightmap},
         {"watermap", s->watermap}, {"json", s->json},
         {"obj", s->obj},           {"obj", s->obj ? mtl : NULL},
-        {"obj", s->obj ? tex : NULL},
+        {"obj", s->obj ? tex : NULL}, {"gltf", s->gltf},
+        {"heightmap", maps[0].side}, {"watermap", maps[1].side},
     };
     const int nouts = (int)(sizeof outs / sizeof outs[0]);
     for (int i = 0; i < nouts; i++)
         for (int j = i + 1; j < nouts; j++) {
+            /* By identity, not spelling: a link, a hard link, ./a.png and
+             * /dev/stdout against - name one file twice. */
             const char *a = outs[i].path, *b = outs[j].path;
-            if (!a || !b || strcmp(a, b) != 0)
+            if (!a || !b || !wg_outfile_same(a, b))
                 continue;
             if (strcmp(outs[j].opt, "obj") == 0)
                 return usage_error("--obj '%s' writes '%s', which --%s "
                                    "writes too", s->obj, b, outs[i].opt);
-            return usage_error(strcmp(a, "-") == 0
+            for (int k = 0; k < 2; k++)
+                if (maps[k].side && (a == maps[k].side || b == maps[k].side))
+                    return usage_error("--%s '%s' writes its header '%s', "
+                                       "which --%s writes too", maps[k].opt,
+                                       maps[k].path, maps[k].side,
+                                       b == maps[k].side ? outs[i].opt
+                                                         : outs[j].opt);
+            return usage_error(wg_outfile_is_stdout(a) &&
+                                       wg_outfile_is_stdout(b)
                                    ? "--%s %s and --%s %s both want standard "
                                      "output; send one to a file"
                                    : "--%s '%s' and --%s '%s' are the same "
@@ -354,6 +549,145 @@ static int check_picture_args(settings *s)
                                outs[i].opt, a, outs[j].opt, b);
         }
     return -1;
+}
+
+/* The edit distance of a and b (insertions, deletions, substitutions and
+ * swaps of neighbours), for "did you mean". */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40)
+        return 99;
+    size_t d[41][41];
+    for (size_t i = 0; i <= la; i++)
+        for (size_t j = 0; j <= lb; j++) {
+            if (i == 0 || j == 0) {
+                d[i][j] = i + j;
+                continue;
+            }
+            size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+/* The message for an option getopt_long refused: 'arg' is the argument it
+ * stopped at, 'opt' its optopt.  Names the options an abbreviation could
+ * mean, the one a typo was probably meant to be, or says that an option
+ * takes no value.  Returns EXIT_USAGE. */
+static int bad_option(const char *arg, int opt)
+{
+    if (opt >= OPT_SIZE || opt == 'q' || opt == 'h' || opt == 'V') {
+        for (const struct option *o = long_opts; o->name; o++)
+            if (o->val == opt)
+                return usage_error("option '--%s' takes no value (given: "
+                                   "'%s')", o->name, arg);
+    }
+    if (opt || strncmp(arg, "--", 2) != 0)
+        return usage_error("unknown option '-%c'", opt ? opt : arg[1]);
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+    char list[512];
+    size_t used = 0, matches = 0;
+    list[0] = '\0';
+    for (const struct option *o = long_opts; o->name; o++)
+        if (name[0] && strncmp(o->name, name, strlen(name)) == 0) {
+            matches++;
+            used += (size_t)snprintf(list + used, used < sizeof list ?
+                                     sizeof list - used : 0, "%s--%s",
+                                     used ? ", " : "", o->name);
+        }
+    if (matches > 1)
+        return usage_error("option '--%s' is ambiguous: it could be %s",
+                           name, list);
+    const char *best = NULL;
+    size_t best_d = 99;
+    for (const struct option *o = long_opts; o->name; o++) {
+        size_t d = edit_distance(name, o->name);
+        if (d < best_d) {
+            best_d = d;
+            best = o->name;
+        }
+    }
+    if (best && best_d <= (strlen(name) < 5 ? 1u : 2u))
+        return usage_error("unknown option '--%s'; did you mean '--%s'?",
+                           name, best);
+    return usage_error("unknown option '%s'", arg);
+}
+
+/* Warn about options given that will change nothing in this run, so a
+ * user does not wonder why they had no effect. */
+static void warn_idle_options(const settings *s)
+{
+    static const int camera[] = {OPT_WIDTH, OPT_HEIGHT, OPT_AA, OPT_AZIMUTH,
+                                 OPT_ELEVATION, OPT_DISTANCE, OPT_FOV,
+                                 OPT_LOOK, OPT_SUN_AZIMUTH, OPT_SUN_ELEVATION,
+                                 OPT_NO_CULL};
+    const char *name[OPT_COUNT - OPT_SIZE] = {0};
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val >= OPT_SIZE && o->val < OPT_COUNT)
+            name[o->val - OPT_SIZE] = o->name;
+#define GIVEN(opt) (s->given[(opt) - OPT_SIZE])
+    for (size_t i = 0; !s->out && i < sizeof camera / sizeof camera[0]; i++)
+        if (GIVEN(camera[i]))
+            fprintf(stderr, "worldgen: warning: --%s does nothing: this run "
+                    "makes no picture (%s)\n", name[camera[i] - OPT_SIZE],
+                    s->no_image ? "--no-image" : "give --out FILE for one");
+    if (!s->out && GIVEN(OPT_VIEW))
+        fprintf(stderr, "worldgen: warning: --view does nothing: this run "
+                "makes no picture\n");
+    /* The map is seen from straight above: no camera to place. */
+    static const int orbit[] = {OPT_AZIMUTH, OPT_ELEVATION, OPT_DISTANCE,
+                                OPT_FOV, OPT_LOOK, OPT_NO_CULL};
+    for (size_t i = 0; s->out && s->render.view == WG_VIEW_MAP &&
+                       i < sizeof orbit / sizeof orbit[0]; i++)
+        if (GIVEN(orbit[i]))
+            fprintf(stderr, "worldgen: warning: --%s does nothing with --view "
+                    "map (the map is seen from straight above)\n",
+                    name[orbit[i] - OPT_SIZE]);
+    /* Which backends can run: auto may choose any. */
+    unsigned may = s->mesh_auto ? ~0u : s->mesh_set | (s->check ? 1u : 0u);
+    int vulkan = 0, openmp = 0;
+    for (size_t i = 0; wg_backends[i]; i++) {
+        vulkan |= (may & 1u << i) && wg_backends[i] == &wg_backend_vulkan;
+        openmp |= (may & 1u << i) && wg_backends[i] == &wg_backend_openmp;
+    }
+    if (!vulkan && (GIVEN(OPT_GPU) || GIVEN(OPT_POWER)))
+        fprintf(stderr, "worldgen: warning: --%s does nothing: --mesh %s "
+                "runs no Vulkan backend\n", GIVEN(OPT_GPU) ? "gpu" : "power",
+                s->mesh);
+    if (!openmp && !s->out && GIVEN(OPT_THREADS))
+        fprintf(stderr, "worldgen: warning: --threads does nothing: --mesh "
+                "%s runs no threaded backend and there is no picture\n",
+                s->mesh);
+    if (GIVEN(OPT_GLTF_ERROR) && !s->gltf)
+        fprintf(stderr, "worldgen: warning: --gltf-error does nothing without "
+                "--gltf\n");
+    if (s->gltf && !GIVEN(OPT_GLTF_ERROR) && s->world.size > 2049)
+        fprintf(stderr, "worldgen: note: --gltf keeps all %" PRIu32 "x%" PRIu32
+                " grid vertices; --gltf-error 0.001 makes a file some 20 "
+                "times smaller\n", s->world.size, s->world.size);
+    if (GIVEN(OPT_HEIGHTMAP_FORMAT) && !s->heightmap && !s->watermap)
+        fprintf(stderr, "worldgen: warning: --heightmap-format does nothing "
+                "without --heightmap or --watermap\n");
+    if (s->check && !s->mesh_auto && s->mesh_set == 1u)
+        fprintf(stderr, "worldgen: warning: --check does nothing with --mesh "
+                "scalar: there is no other backend to compare\n");
+#undef GIVEN
+    /* A name with another extension (not a device such as /dev/null). */
+    const char *base = s->out ? strrchr(s->out, '/') : NULL;
+    base = base ? base + 1 : s->out;
+    const char *dot = base ? strrchr(base, '.') : NULL;
+    if (dot && dot != base && strcasecmp(dot, ".png") != 0)
+        fprintf(stderr, "worldgen: warning: --out '%s': the picture is a "
+                "PNG whatever the name says\n", s->out);
 }
 
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
@@ -365,8 +699,14 @@ static int parse_args(int argc, char **argv, settings *s)
     opterr = 0; /* our messages name the option and the valid values */
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":qhV", long_opts, NULL)) != -1) {
+        if (c >= OPT_SIZE && c < OPT_COUNT)
+            s->given[c - OPT_SIZE] = 1;
         switch (c) {
         case OPT_SIZE:
+            /* Beyond a whole world's limit only with --region (which may
+             * come later: check_region). */
+            if (parse_region_size(optarg, &s->world.size))
+                break;
             rc = parse_u32("size", optarg, WG_SIZE_MIN, WG_SIZE_MAX,
                            &s->world.size);
             break;
@@ -395,14 +735,12 @@ static int parse_args(int argc, char **argv, settings *s)
             s->watermap = optarg;
             break;
         case OPT_MESH:
-            if (!wg_backend_find(optarg) && strcmp(optarg, "all") != 0 &&
-                strcmp(optarg, "auto") != 0) {
-                char names[256];
-                mesh_names(names, sizeof names);
-                return usage_error("--mesh: '%s' is not a backend (valid: %s, "
-                                   "all, auto)", optarg, names);
-            }
+            rc = parse_backends("mesh", optarg, &s->mesh_set, &s->mesh_auto);
             s->mesh = optarg;
+            break;
+        case OPT_REQUIRE:
+            rc = parse_backends("require", optarg, &s->require_set, NULL);
+            s->require = optarg;
             break;
         case OPT_THREADS: {
             uint32_t t;
@@ -453,7 +791,8 @@ static int parse_args(int argc, char **argv, settings *s)
             s->heightmap_format = wg_heightmap_format_named(optarg);
             if (s->heightmap_format == WG_HM_NONE)
                 return usage_error("--heightmap-format: '%s' is not a height "
-                                   "map format (valid: pfm, png, r16)", optarg);
+                                   "map format (valid: pfm, png, r16, tif)",
+                                   optarg);
             break;
         case OPT_OUT:
             s->out = optarg;
@@ -505,8 +844,27 @@ static int parse_args(int argc, char **argv, settings *s)
         case OPT_OBJ:
             s->obj = optarg;
             break;
+        case OPT_GLTF:
+            if (optarg[0] == '\0')
+                return usage_error("--gltf: '' is not a file name ('-' is "
+                                   "standard output)");
+            s->gltf = optarg;
+            break;
+        case OPT_GLTF_ERROR:
+            rc = parse_float("gltf-error", optarg, 0, WG_GLTF_ERROR_MAX,
+                             &s->gltf_error);
+            break;
         case OPT_SHOW:
             s->show = 1;
+            break;
+        case OPT_VIEW:
+            if (wg_render_view_parse(optarg, &s->render.view) != 0)
+                return usage_error("--view: '%s' is not a view (valid: orbit, "
+                                   "map)", optarg);
+            break;
+        case OPT_REGION:
+            rc = parse_region(optarg, &s->region);
+            s->region_arg = optarg;
             break;
         case 'q':
             s->quiet = 1;
@@ -520,13 +878,16 @@ static int parse_args(int argc, char **argv, settings *s)
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
-            return usage_error("unknown option '%s'", argv[optind - 1]);
+            return bad_option(argv[optind - 1], optopt);
         }
         if (rc)
             return rc;
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    rc = check_region(s);
+    if (rc >= 0)
+        return rc;
     /* Counts not given follow the resolution, so that every size makes the
      * same landscape (SPEC.md, "Defaults in world terms"). */
     if (!s->passes_given)
@@ -549,71 +910,202 @@ static int parse_args(int argc, char **argv, settings *s)
             continue;
         if (strcmp(maps[i].path, "-") == 0)
             return usage_error("--%s -: give the format with "
-                               "--heightmap-format (pfm, png or r16)",
+                               "--heightmap-format (pfm, png, r16 or tif)",
                                maps[i].opt);
         *maps[i].f = wg_heightmap_format_of_path(maps[i].path);
         if (*maps[i].f == WG_HM_NONE)
             return usage_error("--%s: '%s' has no known extension "
-                               "(valid: .pfm, .png, .r16; or give "
+                               "(valid: .pfm, .png, .r16, .tif; or give "
                                "--heightmap-format)", maps[i].opt,
                                maps[i].path);
     }
-    return check_picture_args(s);
+    /* A picture nobody asked for is not made when the run makes other
+     * outputs: a pipeline's data on standard output, --json for CI, a
+     * height map.  world.png is the default of a run that asks for
+     * nothing else. */
+    /* The picture and the meshes show the whole world: a region run (a
+     * tile) writes its maps and its JSON. */
+    const char *whole = s->out_given ? "--out" : s->obj ? "--obj"
+                        : s->gltf ? "--gltf" : s->show ? "--show" : NULL;
+    if (s->region.w && whole)
+        return usage_error("%s with --region %s: the picture and the meshes "
+                           "are made of whole worlds; a region run writes "
+                           "--heightmap, --watermap and --json", whole,
+                           s->region_arg);
+    if (!s->out_given && !s->show &&
+        (s->heightmap || s->watermap || s->json || s->obj || s->gltf ||
+         s->region.w))
+        s->out = NULL;
+    char gerr[WG_ERR_LEN];
+    if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
+        return usage_error("--gltf: %s", gerr);
+    /* Binary data on a terminal is garbage on the screen and can leave the
+     * terminal in a strange state. */
+    const struct { const char *opt, *path, *what; } bins[] = {
+        {"out", s->out, "a PNG picture"},
+        {"heightmap", s->heightmap, "a binary height map"},
+        {"watermap", s->watermap, "a binary water map"},
+        {"gltf", s->gltf, "binary glTF"},
+    };
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++)
+        if (bins[i].path && wg_outfile_is_stdout(bins[i].path) &&
+            isatty(STDOUT_FILENO))
+            return usage_error("--%s %s: standard output is a terminal; "
+                               "worldgen does not write %s to it (redirect "
+                               "it to a file or a pipe)", bins[i].opt,
+                               bins[i].path, bins[i].what);
+    if (s->require_set && !s->mesh_auto &&
+        (s->require_set & ~(s->mesh_set | (s->check ? 1u : 0u))))
+        return usage_error("--require %s: --mesh %s does not run every "
+                           "backend it names", s->require, s->mesh);
+    rc = check_picture_args(s);
+    if (rc < 0)
+        warn_idle_options(s);
+    return rc;
 }
 
-/* Bytes of memory this machine can give us now: MemAvailable, or the
- * physical memory when /proc is not there. */
+/* The bytes a control group's limit leaves, walking from the process's
+ * group up to the root: 'limit' and 'usage' name the files (v2:
+ * memory.max and memory.current; v1: memory.limit_in_bytes and
+ * memory.usage_in_bytes).  Returns the least left, or -1 without a limit. */
+static double cgroup_left(const char *root, const char *group,
+                          const char *limit, const char *usage)
+{
+    char dir[4096];
+    double least = -1;
+    snprintf(dir, sizeof dir, "%s%s", root, group);
+    for (;;) {
+        char path[4200];
+        unsigned long long lim = 0, used = 0;
+        snprintf(path, sizeof path, "%s/%s", dir, limit);
+        FILE *fp = fopen(path, "r");
+        int have_lim = fp && fscanf(fp, "%llu", &lim) == 1;
+        if (fp)
+            fclose(fp);
+        snprintf(path, sizeof path, "%s/%s", dir, usage);
+        fp = fopen(path, "r");
+        if (fp && fscanf(fp, "%llu", &used) != 1)
+            used = 0;
+        if (fp)
+            fclose(fp);
+        /* v2 says "max", v1 a number near 2^63, for no limit. */
+        if (have_lim && lim < (1ull << 60)) {
+            double left = lim > used ? (double)(lim - used) : 0.0;
+            if (least < 0 || left < least)
+                least = left;
+        }
+        char *slash = strrchr(dir, '/');
+        if (!slash || (size_t)(slash - dir) < strlen(root))
+            break;
+        *slash = '\0';
+    }
+    return least;
+}
+
+/* Bytes of memory this process can take now: the machine's MemAvailable
+ * (the physical memory when /proc is not there), or less when a control
+ * group limits it (a container's or a Slurm job's memory limit, cgroup v2
+ * or v1). */
 static double available_bytes(void)
 {
     FILE *fp = fopen("/proc/meminfo", "r");
-    char line[256];
+    char line[4096];
     unsigned long long kib = 0;
     while (fp && fgets(line, sizeof line, fp))
         if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1)
             break;
     if (fp)
         fclose(fp);
-    if (kib)
-        return (double)kib * 1024.0;
-    return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    double have = kib ? (double)kib * 1024.0
+                      : (double)sysconf(_SC_PHYS_PAGES) *
+                            (double)sysconf(_SC_PAGESIZE);
+    fp = fopen("/proc/self/cgroup", "r");
+    while (fp && fgets(line, sizeof line, fp)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *ctl = strchr(line, ':'), *group = ctl ? strchr(ctl + 1, ':') : NULL;
+        if (!group)
+            continue;
+        *group++ = '\0';
+        ctl++;
+        double left = -1;
+        if (strcmp(ctl, "") == 0) /* v2: 0::/path */
+            left = cgroup_left(access("/sys/fs/cgroup/cgroup.controllers", F_OK)
+                                       == 0 ? "/sys/fs/cgroup"
+                                            : "/sys/fs/cgroup/unified",
+                               strcmp(group, "/") ? group : "", "memory.max",
+                               "memory.current");
+        else if (strstr(ctl, "memory")) /* v1: N:memory:/path */
+            left = cgroup_left("/sys/fs/cgroup/memory",
+                               strcmp(group, "/") ? group : "",
+                               "memory.limit_in_bytes", "memory.usage_in_bytes");
+        if (left >= 0 && left < have)
+            have = left;
+    }
+    if (fp)
+        fclose(fp);
+    return have;
 }
 
 /* Refuse a world whose fields cannot fit, before allocating anything.
  * Returns 0, or 1 after saying how much it needs. */
-static int check_memory(const settings *s, int backends)
+static int check_memory(const settings *s, const wg_job *job, int backends)
 {
     /* A running backend holds the six result fields and a second height
      * (ping-pong), and during the hydraulic stage five more (a second water
-     * and two sediments, R, the starting ground); the reference run kept
-     * for comparison holds six. */
-    double fields = (s->world.steps ? 12.0 : 7.0) + 6.0 * (backends > 1 ? 1 : 0);
-    double need = (double)wg_cells(s->world.size) * sizeof(float) * fields;
+     * and two sediments, R, the starting ground), over the rectangle it
+     * computes (a region and its halo, or the world); the window cropped
+     * from a region's rectangle at readback holds six, and so does the
+     * reference run kept for comparison. */
+    double computed = (double)wg_rect_cells(wg_job_rect(job));
+    double window = (double)wg_rect_cells(wg_job_window(job));
+    int region = !wg_rect_equal(wg_job_window(job), wg_job_rect(job));
+    double need = sizeof(float) *
+                  ((s->world.steps ? 12.0 : 7.0) * computed +
+                   6.0 * ((backends > 1) + region) * window);
     double have = available_bytes();
     if (need <= have)
         return 0;
-    fprintf(stderr, "worldgen: --size %" PRIu32 " needs %.1f GiB for its "
-            "fields; this machine has %.1f GiB available\n", s->world.size,
-            need / 1073741824.0, have / 1073741824.0);
+    char what[256];
+    wg_job_describe(job, what, sizeof what);
+    fprintf(stderr, "worldgen: --size %" PRIu32 "%s%s needs %.1f GiB for "
+            "the fields of %s; this machine has %.1f GiB available%s\n",
+            s->world.size, s->region_arg ? " --region " : "",
+            s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
+            have / 1073741824.0,
+            s->world.steps ? " (--hydraulic 0, or fewer steps, needs less)"
+                           : "");
     return 1;
 }
 
-static void on_signal(int sig)
+/* CPU threads for openmp and the renderer: --threads, else OMP_NUM_THREADS
+ * (its first number, as OpenMP reads a list) up to the cores online, else
+ * 0: every core. */
+static int cpu_threads(const settings *s)
 {
-    /* Remove every half-written output, then die of the same signal so the
-     * parent sees the conventional status (130 for SIGINT, 143 for SIGTERM). */
-    wg_outfile_remove_all();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    if (s->threads > 0)
+        return s->threads;
+    const char *env = getenv("OMP_NUM_THREADS");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char *end;
+    errno = 0;
+    long t = env ? strtol(env, &end, 10) : 0;
+    if (!env || errno || end == env || t < 1)
+        return 0;
+    return (int)(t < cores ? t : cores);
 }
 
 /* The parameters of the run, for the outputs' metadata. */
 static void describe(const settings *s, char *buf, size_t len)
 {
-    snprintf(buf, len, "--size %" PRIu32 " --seed %" PRIu64
-             " --octaves %" PRIu32 " --erosion %" PRIu32 " --hydraulic %" PRIu32
-             " --sea-level %.9g", s->world.size, s->world.seed,
-             s->world.octaves, s->world.passes, s->world.steps,
-             (double)s->world.sea);
+    int used = snprintf(buf, len, "--size %" PRIu32 " --seed %" PRIu64
+                        " --octaves %" PRIu32 " --erosion %" PRIu32
+                        " --hydraulic %" PRIu32 " --sea-level %.9g",
+                        s->world.size, s->world.seed, s->world.octaves,
+                        s->world.passes, s->world.steps, (double)s->world.sea);
+    if (s->region.w && used > 0 && (size_t)used < len)
+        snprintf(buf + used, len - (size_t)used, " --region %" PRIu32
+                 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32, s->region.x, s->region.y,
+                 s->region.w, s->region.h);
 }
 
 /* The parameters of the run and of the picture: the options that make the
@@ -628,102 +1120,127 @@ static void describe_picture(const settings *s, char *buf, size_t len)
     }
 }
 
-/* Render the picture and write it (--out), write the OBJ (--obj), print the
- * render block, then open the window (--show): the PNG is on disk before
- * the window opens, so a missing display loses nothing.  Returns 0, or 1
- * after a message. */
-static int write_picture(const settings *s, const wg_fields *f, FILE *tables)
+/* The progress line: on standard error when it is a terminal (and not
+ * -q), rewritten in place, from the first second of a run on; silent
+ * otherwise, so pipelines and logs never see it. */
+static struct {
+    int on;
+    double start, last;
+    const char *who; /* the backend running, or NULL while writing */
+    int shown;
+} progress_line;
+
+static void progress_say(const char *stage, double done)
+{
+    if (!progress_line.on)
+        return;
+    double now = wg_now();
+    /* A stage's start shows at once, its percentage ten times a second. */
+    if (now - progress_line.start < 1.0 ||
+        (done > 0.0 && now - progress_line.last < 0.1))
+        return;
+    progress_line.last = now;
+    fprintf(stderr, "\r\033[Kworldgen: %s%s%s", progress_line.who ?
+            progress_line.who : "", progress_line.who ? ": " : "", stage);
+    if (done >= 0.0)
+        fprintf(stderr, " %3.0f%%", 100.0 * done);
+    fprintf(stderr, " (%.0f s)", now - progress_line.start);
+    progress_line.shown = 1;
+}
+
+/* Clear the progress line, before a table or a message. */
+static void progress_clear(void)
+{
+    if (progress_line.shown)
+        fputs("\r\033[K", stderr);
+    progress_line.shown = 0;
+}
+
+/* Render the picture and write it (--out), then the OBJ (--obj) and the
+ * glTF (--gltf), filling in what they measured.  The picture stays in
+ * 'img' for --show.  Returns 0, or 1 after a message. */
+static int write_picture(const settings *s, const wg_fields *f,
+                         wg_render_report *rep, wg_image *img)
 {
     char err[WG_ERR_LEN], params[768];
-    wg_render_report rep = {
-        .width = s->render.width, .height = s->render.height,
-        .aa = s->render.aa, .raster = -1, .shade = -1, .png = -1, .obj = -1,
-        .png_path = s->out, .obj_path = s->obj,
-    };
-    wg_image img = {0};
-    int status = 1;
     describe_picture(s, params, sizeof params);
     if (s->out) {
-        /* Keys of 8 bytes a sample, the shadow map and the surface of
-         * ground and water, the pixels. */
-        double samples = (double)s->render.width * s->render.height *
-                         s->render.aa * s->render.aa;
-        double need = samples * 8.0 + (double)wg_cells(f->n) * 5.0 +
+        wg_render_opts o = s->render;
+        o.threads = (uint32_t)cpu_threads(s);
+        /* What the renderer will hold at its peak (it works in strips of
+         * rows), and the PNG's rows. */
+        double need = wg_render_memory(&o, f->n) +
                       (double)s->render.width * s->render.height * 3.0;
         if (need > available_bytes()) {
             fprintf(stderr, "worldgen: a %" PRIu32 "x%" PRIu32 " picture at "
-                    "--aa %" PRIu32 " needs %.1f GiB; this machine has %.1f "
+                    "--aa %" PRIu32 " needs %.2f GiB; this machine has %.2f "
                     "GiB available\n", s->render.width, s->render.height,
                     s->render.aa, need / 1073741824.0,
                     available_bytes() / 1073741824.0);
             return 1;
         }
-        wg_render_opts o = s->render;
-        o.threads = (uint32_t)s->threads;
         wg_render_stats rs;
-        if (wg_render(f, s->world.sea, &o, &img, &rs, err) != 0) {
+        progress_say("rendering", -1);
+        if (wg_render(f, s->world.sea, &o, img, &rs, err) != 0) {
+            progress_clear();
             fprintf(stderr, "worldgen: cannot render: %s\n", err);
             return 1;
         }
-        rep.raster = rs.raster;
-        rep.shade = rs.shade;
-        rep.triangles = rs.triangles;
-        rep.drawn = rs.drawn;
-        rep.threads = rs.threads;
+        rep->raster = rs.raster;
+        rep->shade = rs.shade;
+        rep->triangles = rs.triangles;
+        rep->drawn = rs.drawn;
+        rep->threads = rs.threads;
         double t0 = wg_now();
         const wg_png_text text[] = {
             {"Software", "worldgen " WG_VERSION},
             {"worldgen", params},
         };
         wg_outfile o_png;
+        progress_say("writing the picture", -1);
         if (wg_outfile_open(&o_png, s->out, err) != 0 ||
-            wg_png_write(o_png.fp, img.w, img.h, 8, 3, img.rgb,
-                         (size_t)img.w * 3, text, 2, err) != 0 ||
+            wg_png_write(o_png.fp, img->w, img->h, 8, 3, img->rgb,
+                         (size_t)img->w * 3, text, 2, err) != 0 ||
             wg_outfile_commit(&o_png, err) != 0) {
             wg_outfile_abort(&o_png);
+            progress_clear();
             fprintf(stderr, "worldgen: --out: cannot write '%s': %s\n", s->out,
                     err);
-            goto out;
+            return 1;
         }
-        rep.png = wg_now() - t0;
+        rep->png = wg_now() - t0;
     }
     if (s->obj) {
         char header[1024];
         snprintf(header, sizeof header, "worldgen %s\n%s", WG_VERSION, params);
         double t0 = wg_now();
+        progress_say("writing the OBJ", -1);
         if (wg_obj_save(s->obj, f, s->world.sea, header, err) != 0) {
+            progress_clear();
             fprintf(stderr, "worldgen: --obj: cannot write %s\n", err);
-            goto out;
+            return 1;
         }
-        rep.obj = wg_now() - t0;
+        rep->obj = wg_now() - t0;
     }
-    if (!s->quiet) {
-        fputc('\n', tables);
-        wg_report_render(tables, &rep);
-    }
-    if (s->show) {
-        char title[128];
-        snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
-                 "x%" PRIu32 " grid", s->world.seed, s->world.size,
-                 s->world.size);
-        fflush(tables);
-        if (wg_window_show(&img, title, err) != 0) {
-            fprintf(stderr, "worldgen: --show: %s; the picture is in %s\n",
-                    err, strcmp(s->out, "-") == 0 ? "standard output"
-                                                  : s->out);
-            goto out;
+    if (s->gltf) {
+        double t0 = wg_now();
+        progress_say("writing the glTF", -1);
+        if (wg_gltf_save(s->gltf, f, s->world.sea, params, s->gltf_error,
+                         NULL, err) != 0) {
+            progress_clear();
+            fprintf(stderr, "worldgen: --gltf: cannot write %s\n", err);
+            return 1;
         }
+        rep->gltf = wg_now() - t0;
     }
-    status = 0;
-out:
-    wg_image_free(&img);
-    return status;
+    return 0;
 }
 
-/* Write one N x N field as a map (--heightmap, --watermap).  Returns 0,
- * or 1 after a message. */
+/* Write one N x N field as a map (--heightmap, --watermap); *seconds gets
+ * the time it took.  Returns 0, or 1 after a message. */
 static int write_map(const settings *s, const char *opt, const char *path,
-                     wg_hm_format format, const float *field, uint32_t n)
+                     wg_hm_format format, const float *field,
+                     const wg_fields *f, double *seconds)
 {
     char err[WG_ERR_LEN], params[256];
     describe(s, params, sizeof params);
@@ -731,55 +1248,85 @@ static int write_map(const settings *s, const char *opt, const char *path,
         {"Software", "worldgen " WG_VERSION},
         {"worldgen", params},
     };
-    wg_outfile o;
-    if (wg_outfile_open(&o, path, err) != 0 ||
-        wg_heightmap_write(o.fp, format, field, n, text, 2, err) != 0 ||
-        wg_outfile_commit(&o, err) != 0) {
-        wg_outfile_abort(&o);
+    double t0 = wg_now();
+    progress_say(opt[0] == 'h' ? "writing the height map"
+                               : "writing the water map", -1);
+    if (wg_heightmap_save(path, format, field, f->n, f->r, text, 2, err) != 0) {
+        progress_clear();
         fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
                 err);
         return 1;
     }
+    *seconds = wg_now() - t0;
     return 0;
 }
 
-/* Which backends this run uses, in the order they run.  Returns their
- * number; -1 after a message when the one asked for is not available. */
+/* Which backends this run uses, in the order they run (the registry's:
+ * scalar first, the reference).  Returns their number; -1 after a message
+ * when the one backend asked for by name is not available.  In a list,
+ * for all and for auto, a backend that is not available is skipped and
+ * reported through sk. */
 static int choose_backends(const settings *s, const wg_job *job,
                            const wg_backend **run, wg_skipped *sk, int *nsk)
 {
     int n = 0;
     char err[WG_ERR_LEN];
+    unsigned want = s->mesh_set;
+    int lone = !s->mesh_auto && (want & (want - 1)) == 0;
     *nsk = 0;
-    if (strcmp(s->mesh, "all") == 0) {
-        for (size_t i = 0; wg_backends[i]; i++) {
-            if (wg_backends[i]->probe(job, err) == 0)
-                run[n++] = wg_backends[i];
-            else {
-                sk[*nsk].backend = wg_backends[i];
-                snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
-            }
-        }
-        return n;
-    }
-    const wg_backend *b = wg_backend_find(s->mesh);
-    if (!b) { /* auto: the fastest available, running nothing to find it */
+    if (s->mesh_auto) { /* the fastest available, running nothing to find it */
+        const wg_backend *b = wg_backend_fastest(job, NULL);
         for (size_t i = 0; wg_backends[i]; i++)
-            if (wg_backends[i]->probe(job, err) != 0) {
+            if (wg_backends[i] == b)
+                want |= 1u << i;
+            else if (!(want & 1u << i) &&
+                     wg_backends[i]->probe(job, err) != 0) {
                 sk[*nsk].backend = wg_backends[i];
                 snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
             }
-        b = wg_backend_fastest(job, NULL);
-    } else if (b->probe(job, err) != 0) {
-        fprintf(stderr, "worldgen: --mesh %s: not available here: %s\n",
-                b->name, err);
-        return -1;
     }
     /* --check compares with scalar, so scalar runs first when not chosen. */
-    if (s->check && b != &wg_backend_scalar)
-        run[n++] = &wg_backend_scalar;
-    run[n++] = b;
+    if (s->check)
+        want |= 1u;
+    for (size_t i = 0; wg_backends[i]; i++) {
+        if (!(want & 1u << i))
+            continue;
+        if (wg_backends[i]->probe(job, err) == 0) {
+            run[n++] = wg_backends[i];
+        } else if (lone && (s->mesh_set & 1u << i)) {
+            fprintf(stderr, "worldgen: --mesh %s: not available here: %s\n",
+                    wg_backends[i]->name, err);
+            return -1;
+        } else {
+            sk[*nsk].backend = wg_backends[i];
+            snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
+        }
+    }
     return n;
+}
+
+/* --require: every backend it names must be among those about to run.
+ * Returns 0, or 1 after saying which did not and why. */
+static int check_required(const settings *s, const wg_backend *const *run,
+                          int n, const wg_skipped *sk, int nsk)
+{
+    for (size_t i = 0; wg_backends[i]; i++) {
+        if (!(s->require_set & 1u << i))
+            continue;
+        int runs = 0;
+        for (int k = 0; k < n; k++)
+            runs |= run[k] == wg_backends[i];
+        if (runs)
+            continue;
+        const char *why = "--mesh does not choose it";
+        for (int k = 0; k < nsk; k++)
+            if (sk[k].backend == wg_backends[i])
+                why = sk[k].why;
+        fprintf(stderr, "worldgen: --require %s: %s does not run: %s\n",
+                s->require, wg_backends[i]->name, why);
+        return 1;
+    }
+    return 0;
 }
 
 /* Test hook: WORLDGEN_FAULT=NAME flips the lowest bit of one height that
@@ -794,15 +1341,14 @@ static void inject_fault(const wg_result *r)
         (fault[len] != '\0' && strcmp(fault + len, ":water") != 0))
         return;
     float *field = fault[len] ? r->fields.water : r->fields.height;
-    float *v = &field[wg_cells(r->fields.n) / 2];
+    float *v = &field[wg_fields_cells(&r->fields) / 2];
     uint32_t bits;
     memcpy(&bits, v, sizeof bits);
     bits ^= 1;
     memcpy(v, &bits, sizeof bits);
 }
 
-static int write_json(const settings *s, const wg_result *r, int n,
-                      const wg_result *ref, const wg_skipped *sk, int nsk)
+static int write_json(const settings *s, const wg_report_run *run)
 {
     char err[WG_ERR_LEN];
     wg_outfile o;
@@ -810,7 +1356,7 @@ static int write_json(const settings *s, const wg_result *r, int n,
         fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
         return 1;
     }
-    wg_report_json(o.fp, &s->world, r, n, ref, sk, nsk, s->check);
+    wg_report_json(o.fp, run);
     if (wg_outfile_commit(&o, err) != 0) {
         wg_outfile_abort(&o);
         fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
@@ -820,8 +1366,9 @@ static int write_json(const settings *s, const wg_result *r, int n,
 }
 
 /* Make the world, report, write.  Returns the exit status. */
-static int run(const settings *s)
+static int run(const settings *s, int argc, char **argv)
 {
+    const double start = wg_now();
     const wg_backend *chosen[8];
     wg_skipped skipped[8];
     wg_result res[8];
@@ -829,15 +1376,18 @@ static int run(const settings *s)
     char err[WG_ERR_LEN];
     float *lattice = NULL;
     const wg_result *ref = NULL;
-    int to_stdout = (s->heightmap && strcmp(s->heightmap, "-") == 0) ||
-                    (s->watermap && strcmp(s->watermap, "-") == 0) ||
-                    (s->json && strcmp(s->json, "-") == 0) ||
-                    (s->out && strcmp(s->out, "-") == 0);
+    wg_image img = {0};
+    const char *outs[] = {s->heightmap, s->watermap, s->json, s->out,
+                          s->gltf};
+    int to_stdout = 0;
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+        to_stdout |= outs[i] && wg_outfile_is_stdout(outs[i]);
     FILE *tables = to_stdout ? stderr : stdout;
     memset(res, 0, sizeof res);
 
     wg_job job = {.world = s->world, .threads = s->threads,
-                  .power = s->power, .gpu = s->gpu};
+                  .power = s->power, .gpu = s->gpu,
+                  .progress = progress_say, .region = s->region};
     wg_consts_init(&job.consts, &job.world);
     n = choose_backends(s, &job, chosen, skipped, &nsk);
     if (n <= 0) {
@@ -846,7 +1396,9 @@ static int run(const settings *s)
                     "here\n", s->mesh);
         return 1;
     }
-    if (check_memory(s, n) != 0)
+    if (check_required(s, chosen, n, skipped, nsk) != 0)
+        return 1;
+    if (check_memory(s, &job, n) != 0)
         return 1;
     lattice = malloc((size_t)WG_LATTICE_R * WG_LATTICE_R * sizeof *lattice);
     if (!lattice) {
@@ -856,11 +1408,15 @@ static int run(const settings *s)
     wg_lattice_fill(lattice, s->world.seed);
     job.lattice = lattice;
 
+    progress_line.on = !s->quiet && isatty(STDERR_FILENO);
+    progress_line.start = start;
     for (int i = 0; i < n; i++) {
         wg_result *r = &res[i];
         r->backend = chosen[i];
+        progress_line.who = r->backend->name;
         if (wg_backend_run(r->backend, &job, &r->fields, &r->t, r->device,
                            sizeof r->device, err) != 0) {
+            progress_clear();
             fprintf(stderr, "worldgen: --mesh %s: %s\n", r->backend->name, err);
             goto out;
         }
@@ -875,6 +1431,8 @@ static int run(const settings *s)
             wg_fields_free(&r->fields);
         }
     }
+    progress_line.who = NULL;
+    progress_clear();
     if (!s->quiet) {
         wg_report_skipped(tables, skipped, nsk);
         wg_report_table(tables, &s->world, res, n, ref);
@@ -883,30 +1441,70 @@ static int run(const settings *s)
     /* The outputs come from the reference when it ran (every other backend
      * agrees with it or the run says so), else from the one backend. */
     const wg_fields *f = ref ? &ref->fields : &res[n - 1].fields;
+    wg_height_stats st;
+    wg_water_stats ws;
     if (s->histogram) {
-        wg_height_stats st;
-        wg_water_stats ws;
-        if (wg_height_stats_measure(f->height, wg_cells(f->n), &st) != 0) {
+        if (wg_height_stats_measure(f->height, wg_fields_cells(f), &st) != 0) {
             fprintf(stderr, "worldgen: out of memory for the histogram\n");
             goto out;
         }
-        wg_water_stats_measure(f->height, f->water, wg_cells(f->n),
+        wg_water_stats_measure(f->height, f->water, wg_fields_cells(f),
                                s->world.sea, &ws);
         if (!s->quiet)
             fputc('\n', tables);
         wg_report_histogram(tables, &st, &ws);
     }
-    if (s->json && write_json(s, res, n, ref, skipped, nsk) != 0)
+    wg_render_report rep = {
+        .width = s->render.width, .height = s->render.height,
+        .aa = s->render.aa, .map = s->render.view == WG_VIEW_MAP,
+        .raster = -1, .shade = -1, .png = -1, .obj = -1, .gltf = -1, .heightmap = -1, .watermap = -1, .png_path = s->out,
+        .obj_path = s->obj, .gltf_path = s->gltf,
+        .heightmap_path = s->heightmap,
+        .watermap_path = s->watermap,
+    };
+    if (s->heightmap &&
+        write_map(s, "heightmap", s->heightmap, s->heightmap_format,
+                  f->height, f, &rep.heightmap) != 0)
         goto out;
-    if (s->heightmap && write_map(s, "heightmap", s->heightmap,
-                                  s->heightmap_format, f->height, f->n) != 0)
-        goto out;
-    if (s->watermap && write_map(s, "watermap", s->watermap,
-                                 s->watermap_format, f->water, f->n) != 0)
+    if (s->watermap &&
+        write_map(s, "watermap", s->watermap, s->watermap_format, f->water,
+                  f, &rep.watermap) != 0)
         goto out;
     /* The picture last: the other outputs do not wait for it. */
-    if ((s->out || s->obj) && write_picture(s, f, tables) != 0)
+    if ((s->out || s->obj || s->gltf) &&
+        write_picture(s, f, &rep, &img) != 0)
         goto out;
+    progress_clear();
+    if (!s->quiet &&
+        (s->out || s->obj || s->gltf || s->heightmap || s->watermap)) {
+        fputc('\n', tables);
+        wg_report_render(tables, &rep);
+    }
+    /* The JSON after every other step, so it carries all their times. */
+    int threads = cpu_threads(s) ? cpu_threads(s)
+                                 : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    wg_report_run jr = {
+        .world = &s->world, .results = res, .n = n, .reference = ref,
+        .skipped = skipped, .nskipped = nsk, .checked = s->check,
+        .render = &rep, .heights = s->histogram ? &st : NULL,
+        .water = s->histogram ? &ws : NULL, .threads = threads,
+        .argc = argc, .argv = argv, .wall = wg_now() - start,
+    };
+    if (s->json && write_json(s, &jr) != 0)
+        goto out;
+    if (s->show) {
+        char title[128];
+        snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
+                 "x%" PRIu32 " grid", s->world.seed, s->world.size,
+                 s->world.size);
+        fflush(tables);
+        if (wg_window_show(&img, title, err) != 0) {
+            fprintf(stderr, "worldgen: --show: %s; the picture is in %s\n",
+                    err, wg_outfile_is_stdout(s->out) ? "standard output"
+                                                      : s->out);
+            goto out;
+        }
+    }
     status = 0;
     for (int i = 0; s->check && i < n; i++)
         if (res[i].compared && !res[i].agree.ok) {
@@ -918,32 +1516,56 @@ static int run(const settings *s)
             status = EXIT_DISAGREE;
         }
 out:
+    progress_clear();
+    wg_image_free(&img);
     for (int i = 0; i < n; i++)
         wg_fields_free(&res[i].fields);
     free(lattice);
     return status;
 }
 
+/* Close standard output, saying why when something written to it was
+ * lost (a full disk, a closed descriptor): an earlier write's error too,
+ * which stdio remembers but fclose() does not report.  Returns 0 or -1. */
+static int close_stdout(void)
+{
+    errno = 0;
+    int lost = ferror(stdout);
+    int e = errno;
+    if (fclose(stdout) != 0) {
+        lost = 1;
+        e = errno;
+    }
+    if (lost)
+        fprintf(stderr, "worldgen: cannot write to standard output: %s\n",
+                strerror(e ? e : EIO));
+    return lost ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     settings s;
+    wg_outfile_hold_std();
+    /* Text for a file or a pipe is written at exit in one piece, so a
+     * failure shows up in fclose() with its cause (a full disk). */
+    static char stdout_buf[1 << 16]; /* glibc ignores the size without one */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     int rc = parse_args(argc, argv, &s);
-    if (rc >= 0)
-        return fclose(stdout) == 0 || rc ? rc : 1;
+    if (rc >= 0) {
+        /* --help or --version to a full disk or a closed pipe says so. */
+        if (close_stdout() != 0 && rc == 0)
+            return 1;
+        return rc;
+    }
 
-    struct sigaction sa = {.sa_handler = on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    /* A fatal signal removes the temporaries, then kills (render/outfile.c). */
+    wg_outfile_catch_signals();
 
-    rc = run(&s);
+    rc = run(&s, argc, argv);
     /* A table that could not be written (a closed pipe, a full disk) is a
      * failure too, not a silent success. */
-    if (fclose(stdout) != 0 && rc == 0) {
-        fprintf(stderr, "worldgen: cannot write to standard output: %s\n",
-                strerror(errno));
+    if (close_stdout() != 0 && rc == 0)
         rc = 1;
-    }
     return rc;
 }

@@ -1,7 +1,9 @@
-/* report.c: the timing table, the JSON and the histogram. */
+/* report.c: the timing table, the render and writers block, the JSON and
+ * the histogram. */
 #include <inttypes.h>
 #include <string.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -74,27 +76,102 @@ static void report_json_num(FILE *fp, double v)
         fputs("null", fp);
 }
 
-/* A JSON string: our strings are ASCII names and messages, but escape
- * whatever a driver might put in a device name. */
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when the
+ * bytes there are not one (a stray continuation byte, an overlong form, a
+ * surrogate, a code point beyond U+10FFFF, a sequence cut short). */
+static int report_utf8_len(const unsigned char *p)
+{
+    int len;
+    uint32_t cp;
+    if (p[0] < 0x80)
+        return 1;
+    else if ((p[0] & 0xe0) == 0xc0)
+        len = 2, cp = p[0] & 0x1f;
+    else if ((p[0] & 0xf0) == 0xe0)
+        len = 3, cp = p[0] & 0x0f;
+    else if ((p[0] & 0xf8) == 0xf0)
+        len = 4, cp = p[0] & 0x07;
+    else
+        return 0;
+    for (int i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80) /* also stops at the terminating 0 */
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    static const uint32_t least[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* A JSON string.  Names, paths and the command line are the user's bytes
+ * and device names the driver's: quotes, backslashes and control
+ * characters are escaped, and a byte that is not valid UTF-8 becomes
+ * U+FFFD, so the document stays valid JSON. */
 static void report_json_str(FILE *fp, const char *str)
 {
     fputc('"', fp);
-    for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(fp, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(fp, "\\u%04x", *p);
-        else
-            fputc(*p, fp);
+    for (const unsigned char *p = (const unsigned char *)str; *p;) {
+        int len = report_utf8_len(p);
+        if (len == 0) {
+            fputs("\\ufffd", fp);
+            p++;
+        } else if (*p == '"' || *p == '\\') {
+            fprintf(fp, "\\%c", *p++);
+        } else if (*p < 0x20 || *p == 0x7f) {
+            fprintf(fp, "\\u%04x", *p++);
+        } else {
+            fwrite(p, 1, (size_t)len, fp);
+            p += len;
+        }
     }
     fputc('"', fp);
 }
 
-void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
-                    const wg_result *reference, const wg_skipped *sk,
-                    int nskipped, int checked)
+/* The CPU's model name from /proc/cpuinfo, or "unknown". */
+static void report_cpu_model(char *buf, size_t len)
 {
-    fprintf(fp, "{\n  \"worldgen\": \"%s\",\n", WG_VERSION);
+    snprintf(buf, len, "unknown");
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (fp && fgets(line, sizeof line, fp)) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += 1 + (colon[1] == ' ');
+            snprintf(buf, len, "%.*s", (int)strcspn(colon, "\n"), colon);
+            break;
+        }
+    }
+    if (fp)
+        fclose(fp);
+}
+
+/* "key": seconds, or null when the step did not run (negative). */
+static void report_json_time(FILE *fp, const char *key, double v, int comma)
+{
+    fprintf(fp, "%s\"%s\": ", comma ? ", " : "", key);
+    report_json_num(fp, v >= 0.0 ? v : NAN);
+}
+
+void wg_report_json(FILE *fp, const wg_report_run *run)
+{
+    const wg_world *w = run->world;
+    const wg_result *r = run->results;
+    const int n = run->n;
+    fprintf(fp, "{\n  \"worldgen\": \"%s\",\n  \"version\": \"%s\", "
+                "\"spec\": %d,\n  \"command\": [", WG_VERSION, WG_VERSION,
+            WG_SPEC_VERSION);
+    for (int i = 0; i < run->argc; i++) {
+        if (i)
+            fputs(", ", fp);
+        report_json_str(fp, run->argv[i]);
+    }
+    char cpu[256];
+    report_cpu_model(cpu, sizeof cpu);
+    fputs("],\n  \"host\": {\"cpu\": ", fp);
+    report_json_str(fp, cpu);
+    fprintf(fp, ", \"cores\": %ld, \"threads\": %d},\n",
+            sysconf(_SC_NPROCESSORS_ONLN), run->threads);
     fprintf(fp, "  \"world\": {\"size\": %" PRIu32 ", \"octaves\": %" PRIu32
                 ", \"passes\": %" PRIu32 ", \"steps\": %" PRIu32
                 ", \"sea\": %.9g, \"seed\": %" PRIu64
@@ -102,7 +179,7 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
             w->size, w->octaves, w->passes, w->steps, (double)w->sea, w->seed,
             w->seed);
     fputs("  \"backends\": [", fp);
-    double ref = reference ? wg_times_total(&reference->t) : 0.0;
+    double ref = run->reference ? wg_times_total(&run->reference->t) : 0.0;
     for (int i = 0; i < n; i++) {
         const wg_times *t = &r[i].t;
         double total = wg_times_total(t);
@@ -122,18 +199,18 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
             report_json_num(fp, vals[k]);
         }
         fputs(", \"speedup\": ", fp);
-        report_json_num(fp, reference && total > 0.0 ? ref / total : NAN);
+        report_json_num(fp, run->reference && total > 0.0 ? ref / total : NAN);
         fputc('}', fp);
     }
     fputs("\n  ],\n  \"skipped\": [", fp);
-    for (int i = 0; i < nskipped; i++) {
+    for (int i = 0; i < run->nskipped; i++) {
         fprintf(fp, "%s\n    {\"name\": ", i ? "," : "");
-        report_json_str(fp, sk[i].backend->name);
+        report_json_str(fp, run->skipped[i].backend->name);
         fputs(", \"reason\": ", fp);
-        report_json_str(fp, sk[i].why);
+        report_json_str(fp, run->skipped[i].why);
         fputc('}', fp);
     }
-    fputs(nskipped ? "\n  ],\n" : "],\n", fp);
+    fputs(run->nskipped ? "\n  ],\n" : "],\n", fp);
     fputs("  \"agree\": [", fp);
     int any = 0, all_ok = 1;
     for (int i = 0; i < n; i++) {
@@ -153,8 +230,73 @@ void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
                 a->identical ? "true" : "false", a->ok ? "true" : "false");
     }
     fputs(any ? "\n  ],\n" : "],\n", fp);
-    fprintf(fp, "  \"check\": %s\n}\n",
-            !checked ? "null" : all_ok ? "\"pass\"" : "\"fail\"");
+    fprintf(fp, "  \"check\": %s,\n",
+            !run->checked ? "null" : all_ok ? "\"pass\"" : "\"fail\"");
+    const wg_render_report *rr = run->render;
+    fputs("  \"render\": ", fp);
+    if (rr && rr->raster >= 0.0) {
+        fprintf(fp, "{\"width\": %" PRIu32 ", \"height\": %" PRIu32
+                    ", \"aa\": %" PRIu32 ", \"threads\": %" PRIu32
+                    ", \"triangles\": %" PRIu64 ", \"drawn\": %" PRIu64,
+                rr->width, rr->height, rr->aa, rr->threads, rr->triangles,
+                rr->drawn);
+        fprintf(fp, ", \"view\": \"%s\"", rr->map ? "map" : "orbit");
+        report_json_time(fp, "rasterise", rr->map ? -1.0 : rr->raster, 1);
+        report_json_time(fp, "shade", rr->shade, 1);
+        fputs("},\n", fp);
+    } else {
+        fputs("null,\n", fp);
+    }
+    fputs("  \"writers\": [", fp);
+    any = 0;
+    if (rr) {
+        const struct { const char *name, *path; double t; } wr[] = {
+            {"heightmap", rr->heightmap_path, rr->heightmap},
+            {"watermap", rr->watermap_path, rr->watermap},
+            {"png", rr->png_path, rr->png},
+            {"obj", rr->obj_path, rr->obj},
+            {"gltf", rr->gltf_path, rr->gltf},
+        };
+        for (size_t i = 0; i < sizeof wr / sizeof wr[0]; i++) {
+            if (wr[i].t < 0.0 || !wr[i].path)
+                continue;
+            fprintf(fp, "%s\n    {\"format\": \"%s\", \"path\": ",
+                    any++ ? "," : "", wr[i].name);
+            report_json_str(fp, wr[i].path);
+            report_json_time(fp, "seconds", wr[i].t, 1);
+            fputc('}', fp);
+        }
+    }
+    fputs(any ? "\n  ],\n" : "],\n", fp);
+    fputs("  \"histogram\": ", fp);
+    if (run->heights && run->water) {
+        const wg_height_stats *hs = run->heights;
+        fputs("{\"percent\": [", fp);
+        for (int i = 0; i < 10; i++) {
+            fputs(i ? ", " : "", fp);
+            report_json_num(fp, hs->percent[i]);
+        }
+        fputs("], \"min\": ", fp);
+        report_json_num(fp, hs->min);
+        fputs(", \"max\": ", fp);
+        report_json_num(fp, hs->max);
+        fputs(", \"p15\": ", fp);
+        report_json_num(fp, hs->p15);
+        fputs(", \"p50\": ", fp);
+        report_json_num(fp, hs->p50);
+        fputs(", \"p85\": ", fp);
+        report_json_num(fp, hs->p85);
+        fputs(", \"water_percent\": ", fp);
+        report_json_num(fp, run->water->water);
+        fputs(", \"sea_percent\": ", fp);
+        report_json_num(fp, run->water->sea);
+        fputs("},\n", fp);
+    } else {
+        fputs("null,\n", fp);
+    }
+    fputs("  \"wall\": ", fp);
+    report_json_num(fp, run->wall);
+    fputs("\n}\n", fp);
 }
 
 void wg_report_histogram(FILE *fp, const wg_height_stats *s,
@@ -173,7 +315,12 @@ void wg_report_histogram(FILE *fp, const wg_height_stats *s,
 
 void wg_report_render(FILE *fp, const wg_render_report *r)
 {
-    if (r->raster >= 0.0)
+    if (r->raster >= 0.0 && r->map)
+        fprintf(fp, "render  %" PRIu32 "x%" PRIu32 " pixels, %" PRIu32 "x%" PRIu32
+                    " samples each, a map from straight above, %" PRIu32
+                    " thread%s\n", r->width, r->height, r->aa, r->aa,
+                r->threads, r->threads == 1 ? "" : "s");
+    else if (r->raster >= 0.0)
         fprintf(fp, "render  %" PRIu32 "x%" PRIu32 " pixels, %" PRIu32 "x%" PRIu32
                     " samples each, %" PRIu64 " of %" PRIu64
                     " triangles drawn, %" PRIu32 " thread%s\n",
@@ -182,15 +329,22 @@ void wg_report_render(FILE *fp, const wg_render_report *r)
     else
         fprintf(fp, "render  no picture\n");
     fprintf(fp, "\n  %-9s %9s  %s\n", "step", "time", "output");
-    if (r->raster >= 0.0) {
+    if (r->raster >= 0.0 && !r->map) {
         fprintf(fp, "  %-9s %8.4fs\n", "rasterise", r->raster);
         fprintf(fp, "  %-9s %8.4fs\n", "shade", r->shade);
+    } else if (r->raster >= 0.0) {
+        fprintf(fp, "  %-9s %8.4fs\n", "shade", r->shade);
     }
-    if (r->png >= 0.0)
-        fprintf(fp, "  %-9s %8.4fs  %s\n", "png", r->png,
-                strcmp(r->png_path, "-") == 0 ? "(standard output)"
-                                               : r->png_path);
-    if (r->obj >= 0.0)
-        fprintf(fp, "  %-9s %8.4fs  %s (+ .mtl, _albedo.png)\n", "obj",
-                r->obj, r->obj_path);
+    const struct { const char *name, *path, *more; double t; } wr[] = {
+        {"heightmap", r->heightmap_path, "", r->heightmap},
+        {"watermap", r->watermap_path, "", r->watermap},
+        {"png", r->png_path, "", r->png},
+        {"obj", r->obj_path, " (+ .mtl, _albedo.png)", r->obj},
+        {"gltf", r->gltf_path, "", r->gltf},
+    };
+    for (size_t i = 0; i < sizeof wr / sizeof wr[0]; i++)
+        if (wr[i].t >= 0.0 && wr[i].path)
+            fprintf(fp, "  %-9s %8.4fs  %s%s\n", wr[i].name, wr[i].t,
+                    strcmp(wr[i].path, "-") == 0 ? "(standard output)"
+                                                 : wr[i].path, wr[i].more);
 }

@@ -42,11 +42,6 @@ void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n);
  * normal components, and identical / within tolerance / DISAGREES. */
 void wg_report_agreement(FILE *fp, const wg_result *r, int n);
 
-/* The same timings and agreement as one JSON object. */
-void wg_report_json(FILE *fp, const wg_world *w, const wg_result *r, int n,
-                    const wg_result *reference, const wg_skipped *sk,
-                    int nskipped, int checked);
-
 /* The ten-bin height distribution, the range, the 15th, 50th and 85th
  * percentiles (a report: the materials do not use them), and the shares of
  * the world under water and under the sea. */
@@ -57,16 +52,47 @@ void wg_report_histogram(FILE *fp, const wg_height_stats *s,
  * negative time means that step did not run. */
 typedef struct wg_render_report {
     uint32_t width, height, aa, threads;
+    int map;              /* --view map: no triangles, no rasterising */
     uint64_t triangles, drawn;
     double raster, shade; /* the picture */
     double png;           /* writing it */
     double obj;           /* writing the OBJ, its MTL and its texture */
-    const char *png_path, *obj_path;
+    double gltf;          /* writing the binary glTF */
+    double heightmap, watermap;
+    const char *png_path, *obj_path, *gltf_path, *heightmap_path,
+        *watermap_path;
 } wg_render_report;
 
 /* The render block, after the field stages: a 'render' line (picture size,
- * samples, triangles drawn), then a row per step that ran: rasterise,
- * shade, png, obj, with its seconds and the file it wrote. */
+ * samples, triangles drawn, or "no picture"), then a row per step that
+ * ran: rasterise, shade, and each writer (png, obj, gltf, heightmap,
+ * watermap) with its seconds and the file it wrote. */
 void wg_report_render(FILE *fp, const wg_render_report *r);
+
+/* Everything one run measured, for --json. */
+typedef struct wg_report_run {
+    const wg_world *world;
+    const wg_result *results; /* in the order they ran */
+    int n;
+    const wg_result *reference; /* scalar's result, or NULL */
+    const wg_skipped *skipped;
+    int nskipped;
+    int checked;                  /* --check was given */
+    const wg_render_report *render; /* the picture and the writers */
+    const wg_height_stats *heights; /* NULL without --histogram */
+    const wg_water_stats *water;
+    int threads;        /* CPU threads of openmp and the renderer */
+    int argc;           /* the command line, as given */
+    char **argv;
+    double wall;        /* seconds from start to the JSON */
+} wg_report_run;
+
+/* The run as one JSON object: the version and the command line, the host
+ * (CPU, cores, threads), the world, each backend's timings and device,
+ * the skipped backends, the agreement, the check, the picture's and the
+ * writers' times, the histogram when measured, and the wall time.
+ * Strings are valid UTF-8 whatever bytes they had (an invalid byte
+ * becomes U+FFFD). */
+void wg_report_json(FILE *fp, const wg_report_run *run);
 
 #endif

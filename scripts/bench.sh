@@ -4,10 +4,12 @@
 # For each grid size and each backend, runs ./worldgen several times and
 # prints the median of the field stages' time (terrain + erosion + hydraulic
 # + normals + readback, the table's 'total' column; setup such as GPU
-# pipeline creation is reported by worldgen but not counted), first as an
-# aligned table, then as CSV.  With -t it adds the per-stage medians and the
-# hydraulic stage's nanoseconds per cell and step.  A benchmark prints
-# figures; it passes or fails nothing.
+# pipeline creation is reported by worldgen but not counted) as an aligned
+# table; with -c FILE also as CSV ('-c -': on standard output, after the
+# table).  With -t it adds the per-stage medians and the hydraulic stage's
+# nanoseconds per cell and step.  A benchmark prints figures; it passes or
+# fails nothing, but a backend worldgen does not know is an error (exit 2)
+# and so is having none that can run here (exit 1).
 #
 #   scripts/bench.sh                       the default sizes, every backend
 #   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
@@ -16,6 +18,7 @@
 #   scripts/bench.sh -d                    worldgen's own defaults instead:
 #                                          passes and steps scale with size
 #   scripts/bench.sh -t                    also the per-stage medians
+#   scripts/bench.sh -c bench.csv          also the medians as CSV
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +30,8 @@ steps=100
 defaults=0
 backends=""
 stages=0
-while getopts "s:r:b:o:e:H:dt" opt; do
+csv=""
+while getopts "s:r:b:o:e:H:dtc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
     r) runs=$OPTARG ;;
@@ -37,17 +41,14 @@ while getopts "s:r:b:o:e:H:dt" opt; do
     H) steps=$OPTARG ;;
     d) defaults=1 ;;
     t) stages=1 ;;
-    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t]" >&2
+    c) csv=$OPTARG ;;
+    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-c file.csv]" >&2
        exit 2 ;;
     esac
 done
 [ -x ./worldgen ] || make -s worldgen
-# OpenMP threads that spin while they wait burn a time-shared VM's CPU quota:
-# on the 2-core CI VM the default policy stalled parallel regions by 4-16 ms
-# (scheduler ticks) at random, which swamped every grid under 512.  Passive
-# waiting costs nothing measurable at 512 and 2048.  Set OMP_WAIT_POLICY to
-# override.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+# OpenMP's idle threads wait passively: worldgen's own default (openmp.c says
+# why); set OMP_WAIT_POLICY to measure another policy.
 command -v jq >/dev/null || { echo "bench.sh needs jq (make deps installs it)" >&2; exit 1; }
 # The field stages only: no picture, when this worldgen draws one.
 render_off=--no-image
@@ -82,14 +83,23 @@ else
     what="$erosion erosion passes, $steps hydraulic steps"
 fi
 echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $what, median of $runs runs"
-echo "machine  $cpu, $(nproc) cores, OMP_WAIT_POLICY=$OMP_WAIT_POLICY"
+echo "machine  $cpu, $(nproc) cores, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive, the worldgen default}"
+backends=$(echo "$backends" | tr ',' ' ')
 for b in $backends; do
-    if ! ./worldgen --size 2 --mesh "$b" -q --no-image 2>/tmp/bench.$$; then
-        echo "skip     $b: $(cat /tmp/bench.$$)"
+    st=0
+    why=$(./worldgen --size 2 --mesh "$b" -q --no-image 2>&1) || st=$?
+    if [ "$st" = 2 ]; then # not a backend worldgen knows: a usage error
+        echo "bench.sh: -b $b: $why" | head -n 1 >&2
+        exit 2
+    elif [ "$st" != 0 ]; then
+        echo "skip     $b: $why"
         backends=$(echo " $backends " | sed "s/ $b / /")
     fi
 done
-rm -f /tmp/bench.$$
+if [ -z "$(echo $backends)" ]; then
+    echo "bench.sh: no backend can run here" >&2
+    exit 1
+fi
 echo
 printf "| %6s |" grid
 for b in $backends; do printf " %10s |" "$b"; done
@@ -122,13 +132,20 @@ if [ "$stages" = 1 ]; then
         done
     done
 fi
-echo
-echo "csv:"
-printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps\n"
-for s in $sizes; do
-    for b in $backends; do
-        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
-            "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}" \
-            "${med[$b,$s,7]}" "${med[$b,$s,8]}"
+# The medians as CSV, only when asked for (-c).
+write_csv() {
+    printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps\n"
+    for s in $sizes; do
+        for b in $backends; do
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+                "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}" \
+                "${med[$b,$s,7]}" "${med[$b,$s,8]}"
+        done
     done
-done
+}
+if [ "$csv" = - ]; then
+    echo
+    write_csv
+elif [ -n "$csv" ]; then
+    write_csv > "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv" || { rm -f "$csv.tmp.$$"; exit 1; }
+fi

@@ -1,0 +1,350 @@
+/* test_pipeline.c: worldgen in shell pipelines and CI jobs: backend lists
+ * and --require, what --mesh auto picks, no stray picture beside data
+ * outputs, binary output kept off terminals, the progress line only on a
+ * terminal, warnings and suggestions for options, the JSON carrying the
+ * whole run, and the memory check honouring control groups. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+/* Run a shell script in the test's folder and return its result. */
+static wg_cli pipe_sh(const char *fmt, const char *arg)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, fmt, arg);
+    return wg_cli_sh(cmd);
+}
+
+/* The backends' names in --json's order, as "a,b,c". */
+static void pipe_backends(const char *args, char *names, size_t len)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "./worldgen %s -q --json - | python3 -c 'import json,sys; "
+             "print(\",\".join(b[\"name\"] for b in json.load(sys.stdin)"
+             "[\"backends\"]))'", args);
+    wg_cli c = wg_cli_sh(cmd);
+    snprintf(names, len, "%.*s", (int)strcspn(c.out, "\n"), c.out);
+    CHECK(c.status == 0, "%s: %d %s", args, c.status, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_mesh_takes_a_list_in_registry_order)
+{
+    char names[128];
+    pipe_backends("--size 24 --mesh scalar,openmp", names, sizeof names);
+    CHECK(strcmp(names, "scalar,openmp") == 0, "%s", names);
+    pipe_backends("--size 24 --mesh openmp,scalar,openmp", names, sizeof names);
+    CHECK(strcmp(names, "scalar,openmp") == 0, "%s", names);
+    pipe_backends("--size 24 --mesh openmp --check", names, sizeof names);
+    CHECK(strcmp(names, "scalar,openmp") == 0, "%s", names);
+    static const char *const bad[] = {"scalar,", ",scalar", "scalar,,openmp",
+                                      "scalar,gpu", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *argv[] = {"--size", "16", "--mesh", bad[i], NULL};
+        wg_cli c = wg_cli_run(argv);
+        CHECK(c.status == 2 && strstr(c.err, "--mesh: '") &&
+              strstr(c.err, "is not a backend (valid: scalar"),
+              "--mesh '%s': %d %s", bad[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+WG_TEST(pipeline_require_fails_when_a_backend_is_skipped)
+{
+    /* Without a Vulkan driver, --mesh all skips vulkan and passes; with
+     * --require vulkan it must fail before computing anything. */
+    wg_cli c = wg_cli_sh("VK_ICD_FILENAMES=/nonexistent.json ./worldgen "
+                         "--size 24 --mesh all --check --no-image");
+    CHECK(c.status == 0 && strstr(c.out, "skip    vulkan"), "%d %s %s",
+          c.status, c.out, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 24 "
+                  "--mesh all --check --require vulkan --no-image");
+    CHECK(c.status == 1 && strstr(c.err, "--require vulkan: vulkan does not "
+                                        "run: ") &&
+              !strstr(c.out, "backend"),
+          "%d %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 24 "
+                  "--mesh all --require all --no-image");
+    CHECK(c.status == 1 && strstr(c.err, "--require all: vulkan does not run"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    /* A backend --mesh does not choose is a usage error. */
+    const char *argv[] = {"--size", "16", "--mesh", "scalar", "--require",
+                          "openmp", NULL};
+    c = wg_cli_run(argv);
+    CHECK(c.status == 2 && strstr(c.err, "--require openmp: --mesh scalar"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    /* What is required and runs passes. */
+    const char *ok[] = {"--size", "16", "--mesh", "scalar,openmp", "--require",
+                        "scalar,openmp", "--no-image", "-q", NULL};
+    c = wg_cli_run(ok);
+    CHECK(c.status == 0, "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_auto_runs_scalar_where_threads_cost_more)
+{
+    char names[128];
+    pipe_backends("--size 16", names, sizeof names);
+    CHECK(strcmp(names, "scalar") == 0, "16: %s", names);
+    pipe_backends("--size 33 --hydraulic 0 --erosion 0", names, sizeof names);
+    CHECK(strcmp(names, "scalar") == 0, "33 without erosion: %s", names);
+    if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+        pipe_backends("--size 128", names, sizeof names);
+        CHECK(strcmp(names, "openmp") == 0, "128: %s", names);
+    }
+    /* lavapipe is slower than scalar: never chosen. */
+    pipe_backends("--size 128 --threads 1", names, sizeof names);
+    CHECK(strcmp(names, "scalar") == 0, "128 on one thread: %s", names);
+}
+
+WG_TEST(pipeline_openmp_waits_passively_unless_told)
+{
+    /* libgomp prints its settings with OMP_DISPLAY_ENV: a spin count of 0
+     * is passive waiting. */
+    wg_cli c = wg_cli_sh("OMP_DISPLAY_ENV=verbose ./worldgen --size 2 --mesh "
+                         "openmp -q --no-image 2>&1 | grep GOMP_SPINCOUNT");
+    CHECK(strstr(c.out, "'0'"), "%s", c.out);
+    wg_cli_free(&c);
+    c = wg_cli_sh("OMP_WAIT_POLICY=active OMP_DISPLAY_ENV=verbose ./worldgen "
+                  "--size 2 --mesh openmp -q --no-image 2>&1 | grep "
+                  "GOMP_SPINCOUNT");
+    CHECK(c.out_len && !strstr(c.out, "'0'"), "%s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_data_outputs_make_no_stray_picture)
+{
+    static const struct {
+        const char *args, *files;
+    } cases[] = {
+        {"--heightmap h.png", "h.png"},
+        {"--heightmap - --heightmap-format r16 > h.r16", "h.r16"},
+        {"--json - > j.json", "j.json"},
+        {"--json j.json --watermap w.pfm", "j.json w.pfm w.pfm.hdr"},
+        {"--obj m.obj", "m.mtl m.obj m_albedo.png"},
+        {"--gltf m.glb", "m.glb"},
+        {"--heightmap h.png --out p.png", "h.png p.png"},
+        {"", "world.png"},
+        {"--histogram > /dev/null", "world.png"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf d && mkdir d && cd d && "
+                 "../worldgen --size 24 -q %s && ls | tr '\\n' ' '",
+                 cases[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        char want[128];
+        snprintf(want, sizeof want, "%s ", cases[i].files);
+        CHECK(c.status == 0 && strcmp(c.out, want) == 0,
+              "'%s': %d left '%s', want '%s' %s", cases[i].args, c.status,
+              c.out, want, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+WG_TEST(pipeline_binary_output_to_a_terminal_is_refused)
+{
+    /* script(1) gives worldgen a terminal for standard output. */
+    static const char *const args[] = {
+        "--out -", "--heightmap - --heightmap-format png",
+        "--watermap /dev/stdout --heightmap-format r16 --no-image",
+        "--gltf -"};
+    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "script -qec './worldgen --size 16 %s' "
+                 "/dev/null", args[i]);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 2 && strstr(c.out, "standard output is a terminal") &&
+              !strstr(c.out, "PNG\r\n"),
+              "%s: %d %s", args[i], c.status, c.out);
+        wg_cli_free(&c);
+    }
+    /* JSON is text: fine on a terminal. */
+    wg_cli c = wg_cli_sh("script -qec './worldgen --size 16 --json - -q' "
+                         "/dev/null");
+    CHECK(c.status == 0 && strstr(c.out, "\"backends\""), "%d %s", c.status,
+          c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_progress_only_on_a_terminal)
+{
+    const char *run = "./worldgen --size 300 --hydraulic 300 --mesh scalar "
+                      "--no-image";
+    wg_cli c = pipe_sh("script -qec '%s > /dev/null' /dev/null", run);
+    CHECK(c.status == 0 && strstr(c.out, "scalar: hydraulic") &&
+              strstr(c.out, "%") && strstr(c.out, "\033[K"),
+          "%d %s", c.status, c.out);
+    wg_cli_free(&c);
+    c = pipe_sh("%s", run);
+    CHECK(c.status == 0 && c.err[0] == '\0', "stderr not a terminal: %s",
+          c.err);
+    wg_cli_free(&c);
+    c = pipe_sh("script -qec '%s -q' /dev/null", run);
+    CHECK(c.status == 0 && c.out_len == 0, "-q on a terminal: %s", c.out);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_options_that_do_nothing_warn)
+{
+    static const struct {
+        const char *args, *warning;
+    } cases[] = {
+        {"--mesh scalar --gpu 0", "--gpu does nothing: --mesh scalar"},
+        {"--mesh scalar,openmp --power low-power", "--power does nothing"},
+        {"--heightmap h.png --azimuth 10", "--azimuth does nothing: this run "
+                                           "makes no picture"},
+        {"--no-image --aa 3", "--aa does nothing"},
+        {"--mesh scalar --check", "--check does nothing with --mesh scalar"},
+        {"--heightmap-format r16", "--heightmap-format does nothing"},
+        {"--gltf-error 0.01", "--gltf-error does nothing without --gltf"},
+        {"--out p.jpg", "--out 'p.jpg': the picture is a PNG"},
+        {"--mesh scalar --no-image --threads 2", "--threads does nothing"},
+        {"--view map --azimuth 10 --out p.png", "--azimuth does nothing with "
+                                                "--view map"},
+        {"--json j.json --view map", "--view does nothing: this run makes no "
+                                     "picture"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = pipe_sh("./worldgen --size 16 -q %s", cases[i].args);
+        CHECK(c.status == 0 && strstr(c.err, "worldgen: warning: ") &&
+                  strstr(c.err, cases[i].warning),
+              "%s: %d %s", cases[i].args, c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* And none where every option counts. */
+    wg_cli c = pipe_sh("%s", "./worldgen --size 16 -q --mesh all --gpu 0 "
+                             "--azimuth 10 --out p.png --threads 2");
+    CHECK(c.status == 0 && c.err[0] == '\0', "%s", c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_mistyped_options_get_suggestions)
+{
+    static const struct {
+        const char *arg, *err_has;
+    } cases[] = {
+        {"--sized", "unknown option '--sized'; did you mean '--size'?"},
+        {"--heigthmap", "did you mean '--heightmap'?"},
+        {"--chek", "did you mean '--check'?"},
+        {"--s", "option '--s' is ambiguous: it could be --size, --seed"},
+        {"--sun=5", "option '--sun' is ambiguous: it could be --sun-azimuth, "
+                    "--sun-elevation"},
+        {"--check=yes", "option '--check' takes no value"},
+        {"--xyzzy-plugh", "unknown option '--xyzzy-plugh'"},
+        {"-z", "unknown option '-z'"},
+        {"--view=top", "--view: 'top' is not a view (valid: orbit, map)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[] = {cases[i].arg, NULL};
+        wg_cli c = wg_cli_run(argv);
+        CHECK(c.status == 2 && strstr(c.err, cases[i].err_has) &&
+                  c.out_len == 0,
+              "%s: %d %s", cases[i].arg, c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* An unambiguous abbreviation still works, as getopt allows. */
+    const char *argv[] = {"--siz", "16", "--no-im", "-q", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0, "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_json_carries_the_whole_run)
+{
+    /* A name that is not UTF-8 must not break the JSON. */
+    wg_cli c = wg_cli_sh(
+        "./worldgen --size 24 -q --histogram --json j.json --heightmap "
+        "\"$(printf 'h\\377.png')\" --out p.png > /dev/null && python3 -c '\n"
+        "import json\n"
+        "j = json.load(open(\"j.json\", encoding=\"utf-8\"))\n"
+        "assert j[\"version\"] and j[\"spec\"] == 2, j\n"
+        "assert j[\"command\"][1:3] == [\"--size\", \"24\"], j[\"command\"]\n"
+        "assert \"\\ufffd\" in j[\"command\"][8], j[\"command\"]\n"
+        "h = j[\"host\"]\n"
+        "assert h[\"cpu\"] and h[\"cores\"] >= 1 and h[\"threads\"] >= 1, h\n"
+        "r = j[\"render\"]\n"
+        "assert r[\"width\"] == 800 and r[\"rasterise\"] > 0 and r[\"shade\"] > 0, r\n"
+        "w = {x[\"format\"]: x for x in j[\"writers\"]}\n"
+        "assert set(w) == {\"heightmap\", \"png\"}, w\n"
+        "assert w[\"png\"][\"path\"] == \"p.png\" and w[\"png\"][\"seconds\"] > 0, w\n"
+        "assert w[\"heightmap\"][\"seconds\"] > 0, w\n"
+        "s = j[\"histogram\"]\n"
+        "assert len(s[\"percent\"]) == 10 and abs(sum(s[\"percent\"]) - 100) < 0.01, s\n"
+        "assert 0 <= s[\"water_percent\"] <= 100, s\n"
+        "assert j[\"wall\"] > 0, j\n"
+        "print(\"ok\")'");
+    CHECK(c.status == 0 && strcmp(c.out, "ok\n") == 0, "%d %s %s", c.status,
+          c.out, c.err);
+    wg_cli_free(&c);
+    /* The renderer follows OMP_NUM_THREADS, as the README says. */
+    c = wg_cli_sh("OMP_NUM_THREADS=1 ./worldgen --size 24 -q --out p.png "
+                  "--json - | python3 -c 'import json,sys; j = "
+                  "json.load(sys.stdin); print(j[\"render\"][\"threads\"], "
+                  "j[\"host\"][\"threads\"])'");
+    CHECK(c.status == 0 && strcmp(c.out, "1 1\n") == 0, "%d %s %s", c.status,
+          c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_help_to_a_full_device_says_so)
+{
+    wg_cli c = wg_cli_sh("./worldgen --help > /dev/full");
+    CHECK(c.status == 1 && strstr(c.err, "cannot write to standard output: "
+                                         "No space left on device"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("./worldgen --size 16 --no-image > /dev/full");
+    CHECK(c.status == 1 && strstr(c.err, "No space left on device"), "%d %s",
+          c.status, c.err);
+    wg_cli_free(&c);
+    /* Nothing for standard output: closing it is fine. */
+    c = wg_cli_sh("./worldgen --size 16 -q --out p.png >&-");
+    CHECK(c.status == 0 && c.err[0] == '\0', "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(pipeline_memory_check_honours_the_control_group)
+{
+    /* A memory control group of 256 MiB (cgroup v1 or v2, as this machine
+     * has): --size 4096 needs about 0.8 GiB and must be refused up front,
+     * where the machine alone would let it run into the OOM killer. */
+    const char *v1 = "/sys/fs/cgroup/memory", *v2 = "/sys/fs/cgroup";
+    char grp[256], limit[300];
+    int ok = 0;
+    struct stat st;
+    if (stat("/sys/fs/cgroup/memory/memory.limit_in_bytes", &st) == 0) {
+        snprintf(grp, sizeof grp, "%s/worldgen-test-%d", v1, (int)getpid());
+        snprintf(limit, sizeof limit, "%s/memory.limit_in_bytes", grp);
+        ok = mkdir(grp, 0755) == 0;
+    } else if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0) {
+        snprintf(grp, sizeof grp, "%s/worldgen-test-%d", v2, (int)getpid());
+        snprintf(limit, sizeof limit, "%s/memory.max", grp);
+        ok = mkdir(grp, 0755) == 0;
+    }
+    if (!ok) {
+        wg_skip("cannot make a memory control group here (not root, or no "
+                "writable cgroup file system)");
+        return;
+    }
+    FILE *fp = fopen(limit, "w");
+    CHECK(fp && fprintf(fp, "268435456\n") > 0 && fclose(fp) == 0, "%s", limit);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sh -c 'echo $$ > %s/cgroup.procs && exec "
+             "./worldgen --size 4096 --mesh scalar --no-image -q'", grp);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 1 && strstr(c.err, "--size 4096 needs") &&
+              strstr(c.err, "GiB available"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    rmdir(grp);
+}
