@@ -97,27 +97,14 @@ static inline int gltf_wet_cell(const float *shown, size_t k, uint32_t n)
            gltf_wet(shown, k + n) || gltf_wet(shown, k + n + 1);
 }
 
-/* The water's level at vertex (x, y), exactly as obj.c's obj_level (the
- * same float operations, so the two exports' water surfaces coincide):
- * ground + water under water; a dry corner takes the highest level of the
- * water beside it, but never above its own ground. */
+/* The water's level at vertex (x, y): obj.c's, so the two exports' water
+ * surfaces coincide. */
 static float gltf_level(const wg_fields *f, const float *shown, uint32_t x,
                         uint32_t y)
 {
-    uint32_t n = f->n;
-    size_t k = (size_t)y * n + x;
-    float d = shown[k], ground = f->height[k];
-    if (d > WG_WATER_MIN)
-        return ground + d;
-    float best = -INFINITY;
-    for (uint32_t j = y ? y - 1 : 0; j <= y + 1 && j < n; j++)
-        for (uint32_t i = x ? x - 1 : 0; i <= x + 1 && i < n; i++) {
-            float dq = shown[(size_t)j * n + i];
-            float l = f->height[(size_t)j * n + i] + dq;
-            if (dq > WG_WATER_MIN && l > best)
-                best = l;
-        }
-    return best < ground ? best : ground;
+    size_t row = (size_t)y * f->n;
+    return wg_obj_level(f->height + row, shown + row, f->n, x, y > 0,
+                        y + 1 < f->n);
 }
 
 /* Grid point (x, y) of mesh m (0 terrain, 1 water) in world space. */

@@ -6,43 +6,87 @@
  * itself, and a texture with the sun baked in would be lit twice, its
  * shadows fixed whichever way the tool's light falls.  The water is not in
  * it: the OBJ has the water as its own object, so the texture shows what is
- * under it, the riverbeds, the seabed and the shores. */
+ * under it, the riverbeds, the seabed and the shores.
+ *
+ * A texel depends on its vertex alone (and the water of its neighbours),
+ * so the rows are shared among the threads in strips, each texel made as
+ * one thread would make it: at 2048 the texture takes 0.55 s on one
+ * thread. */
+#include <unistd.h>
+
 #include "obj.h"
+
+/* Texture rows in a strip; thread t makes strips t, t + threads, ... */
+#define TEXTURE_STRIP 16u
 
 uint32_t wg_texture_side(uint32_t n)
 {
     return n < WG_TEXTURE_MAX ? n : WG_TEXTURE_MAX;
 }
 
+typedef struct texture_job {
+    const wg_fields *f;
+    float sea;
+    uint32_t side, parts;
+    uint8_t *rgb;
+    wg_materials mat;
+} texture_job;
+
+/* Texel j stands on grid row (or column) round(j (N-1)/(side-1)): the
+ * same one when side is N. */
+static inline uint32_t texture_grid(uint32_t j, uint32_t side, uint32_t n)
+{
+    return side == n ? j
+                     : (uint32_t)(((uint64_t)j * (n - 1) + (side - 1) / 2) /
+                                  (side - 1));
+}
+
+static void texture_rows(void *arg, uint32_t part)
+{
+    const texture_job *t = arg;
+    const wg_fields *f = t->f;
+    uint32_t n = f->n, side = t->side;
+    float sp = wg_block_spacing(n);
+    for (uint32_t j0 = part * TEXTURE_STRIP; j0 < side;
+         j0 += t->parts * TEXTURE_STRIP) {
+        uint32_t j1 = side - j0 > TEXTURE_STRIP ? j0 + TEXTURE_STRIP : side;
+        for (uint32_t j = j0; j < j1; j++) {
+            uint32_t y = texture_grid(j, side, n);
+            uint8_t *out = t->rgb + (size_t)j * side * 3;
+            for (uint32_t i = 0; i < side; i++, out += 3) {
+                uint32_t x = texture_grid(i, side, n);
+                size_t k = (size_t)y * n + x;
+                wg_ground g = {
+                    .x = wg_block_coord(x, sp), .z = wg_block_coord(y, sp),
+                    .h = f->height[k],
+                    .water = wg_water_shown(f, t->sea, x, y),
+                    .sediment = f->sediment[k],
+                    .n = {f->nx[k], f->ny[k], f->nz[k]},
+                };
+                wg_rgb c = wg_albedo(&t->mat, &g);
+                out[0] = wg_srgb8(c.r);
+                out[1] = wg_srgb8(c.g);
+                out[2] = wg_srgb8(c.b);
+            }
+        }
+    }
+}
+
+void wg_texture_make_threads(const wg_fields *f, float sea, uint32_t side,
+                             uint32_t threads, uint8_t *rgb)
+{
+    texture_job t = {.f = f, .sea = sea, .side = side, .rgb = rgb};
+    wg_materials_make(&t.mat, sea);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint32_t strips = (side + TEXTURE_STRIP - 1) / TEXTURE_STRIP;
+    uint32_t parts = threads ? threads : cpus < 1 ? 1 : (uint32_t)cpus;
+    parts = parts > WG_THREADS_MAX ? WG_THREADS_MAX : parts;
+    t.parts = parts > strips ? strips : parts ? parts : 1;
+    wg_parallel(t.parts, texture_rows, &t);
+}
+
 void wg_texture_make(const wg_fields *f, float sea, uint32_t side,
                      uint8_t *rgb)
 {
-    wg_materials mat;
-    wg_materials_make(&mat, sea);
-    uint32_t n = f->n;
-    float sp = wg_block_spacing(n);
-    for (uint32_t j = 0; j < side; j++) {
-        /* Texel j stands on grid row round(j (N-1)/(side-1)): the same
-         * row when side is N. */
-        uint32_t y = side == n ? j
-                               : (uint32_t)(((uint64_t)j * (n - 1) +
-                                             (side - 1) / 2) / (side - 1));
-        uint8_t *out = rgb + (size_t)j * side * 3;
-        for (uint32_t i = 0; i < side; i++, out += 3) {
-            uint32_t x = side == n ? i
-                                   : (uint32_t)(((uint64_t)i * (n - 1) +
-                                                 (side - 1) / 2) / (side - 1));
-            size_t k = (size_t)y * n + x;
-            wg_ground g = {
-                .x = wg_block_coord(x, sp), .z = wg_block_coord(y, sp),
-                .h = f->height[k], .water = wg_water_shown(f, sea, x, y),
-                .sediment = f->sediment[k],
-                .n = {f->nx[k], f->ny[k], f->nz[k]},
-            };
-            wg_rgb c = wg_albedo(&mat, &g);
-            out[0] = wg_srgb8(c.r);
-            out[1] = wg_srgb8(c.g);
-            out[2] = wg_srgb8(c.b);
-        }
-    }
+    wg_texture_make_threads(f, sea, side, 0, rgb);
 }

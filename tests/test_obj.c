@@ -19,10 +19,12 @@
 static const wg_world obj_world = {.size = OBJ_N, .octaves = 4, .passes = 3,
                                    .steps = 20, .sea = 0.25f, .seed = 5};
 
-/* The parsed file: positions, texture coordinates, normals, faces, and
- * where each object begins. */
+/* The parsed file: positions, texture coordinates, normals, faces (their
+ * indices made absolute and 1-based, as an importer makes them: -1 is the
+ * last of its list read so far), and where each object begins. */
 typedef struct obj_read {
     size_t nv, nvt, nvn, nf, bad;
+    size_t cv, cvt, cvn, cf; /* their capacities */
     float (*v)[3], (*vt)[2], (*vn)[3];
     long (*f)[3][3];
     char mtllib[256], usemtl[64];
@@ -33,35 +35,64 @@ typedef struct obj_read {
     size_t first_v[2], first_f[2]; /* its first vertex and face, 0-based */
 } obj_read;
 
+/* Room for one more of n items of 'size' bytes in *a (capacity *cap). */
+static int obj_grow(void *a, size_t n, size_t *cap, size_t size)
+{
+    void **p = a;
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 4096;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Index s (1-based, or negative: from the end) of a list of 'count'. */
+static long obj_index(long s, size_t count)
+{
+    return s < 0 ? (long)count + s + 1 : s;
+}
+
 static int obj_parse(const char *path, obj_read *o)
 {
     memset(o, 0, sizeof *o);
     FILE *fp = fopen(path, "r");
     if (!fp)
         return -1;
-    size_t cap = (size_t)OBJ_N * OBJ_N * 4 + 16;
-    o->v = calloc(cap, sizeof *o->v);
-    o->vt = calloc(cap, sizeof *o->vt);
-    o->vn = calloc(cap, sizeof *o->vn);
-    o->f = calloc(cap, sizeof *o->f);
     char line[512];
     while (fgets(line, sizeof line, fp)) {
         if (line[0] == '#') {
             strncat(o->header, line, sizeof o->header - strlen(o->header) - 1);
-        } else if (strncmp(line, "v ", 2) == 0 && o->nv < cap) {
+        } else if (strncmp(line, "v ", 2) == 0) {
+            if (obj_grow(&o->v, o->nv, &o->cv, sizeof *o->v) != 0)
+                break;
             float *p = o->v[o->nv++];
             o->bad += sscanf(line + 2, "%f %f %f", &p[0], &p[1], &p[2]) != 3;
-        } else if (strncmp(line, "vt ", 3) == 0 && o->nvt < cap) {
+        } else if (strncmp(line, "vt ", 3) == 0) {
+            if (obj_grow(&o->vt, o->nvt, &o->cvt, sizeof *o->vt) != 0)
+                break;
             float *p = o->vt[o->nvt++];
             o->bad += sscanf(line + 3, "%f %f", &p[0], &p[1]) != 2;
-        } else if (strncmp(line, "vn ", 3) == 0 && o->nvn < cap) {
+        } else if (strncmp(line, "vn ", 3) == 0) {
+            if (obj_grow(&o->vn, o->nvn, &o->cvn, sizeof *o->vn) != 0)
+                break;
             float *p = o->vn[o->nvn++];
             o->bad += sscanf(line + 3, "%f %f %f", &p[0], &p[1], &p[2]) != 3;
-        } else if (strncmp(line, "f ", 2) == 0 && o->nf < cap) {
+        } else if (strncmp(line, "f ", 2) == 0) {
+            if (obj_grow(&o->f, o->nf, &o->cf, sizeof *o->f) != 0)
+                break;
             long(*q)[3] = o->f[o->nf++];
             o->bad += sscanf(line + 2, "%ld/%ld/%ld %ld/%ld/%ld %ld/%ld/%ld",
                              &q[0][0], &q[0][1], &q[0][2], &q[1][0], &q[1][1],
                              &q[1][2], &q[2][0], &q[2][1], &q[2][2]) != 9;
+            for (int k = 0; k < 3; k++) {
+                q[k][0] = obj_index(q[k][0], o->nv);
+                q[k][1] = obj_index(q[k][1], o->nvt);
+                q[k][2] = obj_index(q[k][2], o->nvn);
+            }
         } else if (strncmp(line, "o ", 2) == 0) {
             if (o->objects < 2) {
                 sscanf(line, "o %63s", o->object[o->objects]);
@@ -73,8 +104,11 @@ static int obj_parse(const char *path, obj_read *o)
             if (o->objects >= 1 && o->objects <= 2)
                 snprintf(o->material[o->objects - 1], 64, "%s", o->usemtl);
         } else if (sscanf(line, "mtllib %255s", o->mtllib) == 1) {
+        } else if (strcmp(line, "s 1\n") != 0 && strcmp(line, "s off\n") != 0) {
+            o->bad++; /* a line of no kind written */
         }
     }
+    o->bad += !feof(fp);
     fclose(fp);
     return 0;
 }
@@ -184,6 +218,18 @@ WG_TEST(obj_counts_winding_and_material)
     }
     CHECK(mixed == 0, "a face's v/vt/vn indices differ or are out of range");
     CHECK(wrong == 0, "%zu faces are not counter-clockwise seen from +Y", wrong);
+    /* The faces of the cells in order, row by row: the cell whose corners
+     * are a (x, y), b (x+1, y), c (x, y+1), d (x+1, y+1) as (a, c, b) then
+     * (b, c, d). */
+    size_t order = 0;
+    for (size_t y = 0; y + 1 < n && !mixed && o.first_f[1] == 2 * (n - 1) * (n - 1); y++)
+        for (size_t x = 0; x + 1 < n; x++) {
+            long a = (long)(y * n + x + 1), b = a + 1, cc = a + (long)n, d = cc + 1;
+            long(*p)[3] = o.f[2 * (y * (n - 1) + x)], (*q)[3] = p + 3;
+            order += p[0][0] != a || p[1][0] != cc || p[2][0] != b ||
+                     q[0][0] != b || q[1][0] != cc || q[2][0] != d;
+        }
+    CHECK(order == 0, "%zu cells' faces out of order or of other corners", order);
 
     /* The materials: the terrain diffuse, its map the texture beside it;
      * the water blue and partly transparent. */
@@ -204,6 +250,56 @@ WG_TEST(obj_counts_winding_and_material)
     obj_free(&o);
 }
 
+/* The largest errors of o's terrain against the fields f: positions
+ * against -3 + x*S exactly (dp) and against the floats the renderer places
+ * (dg), heights, normals, and texture coordinates against the texel
+ * centres of a texture of f's size. */
+typedef struct obj_errors {
+    double dp, dg, dh, dn, duv;
+} obj_errors;
+
+static obj_errors obj_compare(const obj_read *o, const wg_fields *f)
+{
+    obj_errors e = {0};
+    uint32_t n = f->n;
+    double s = 6.0 / (n - 1);
+    float sp = wg_block_spacing(n);
+    for (uint32_t y = 0; y < n && o->first_v[1] >= wg_cells(n) &&
+                         o->nvt >= wg_cells(n) && o->nvn >= wg_cells(n); y++)
+        for (uint32_t x = 0; x < n; x++) {
+            size_t i = (size_t)y * n + x;
+            /* X = -3 + x*S, Y = h (Y up, metres), Z = -3 + y*S. */
+            e.dp = fmax(e.dp, fabs(o->v[i][0] - (-3.0 + x * s)));
+            e.dp = fmax(e.dp, fabs(o->v[i][2] - (-3.0 + y * s)));
+            e.dg = fmax(e.dg, fabs(o->v[i][0] - wg_block_coord(x, sp)));
+            e.dg = fmax(e.dg, fabs(o->v[i][2] - wg_block_coord(y, sp)));
+            e.dh = fmax(e.dh, fabs(o->v[i][1] - f->height[i]));
+            e.dn = fmax(e.dn, fabs(o->vn[i][0] - f->nx[i]));
+            e.dn = fmax(e.dn, fabs(o->vn[i][1] - f->ny[i]));
+            e.dn = fmax(e.dn, fabs(o->vn[i][2] - f->nz[i]));
+            /* Texel centres: vertex (x, y) is texel (x, y) of the image,
+             * whose row 0 is at the top, and OBJ's v = 0 at the bottom. */
+            e.duv = fmax(e.duv, fabs(o->vt[i][0] - (x + 0.5) / n));
+            e.duv = fmax(e.duv, fabs(o->vt[i][1] - (1.0 - (y + 0.5) / n)));
+        }
+    return e;
+}
+
+/* Within the precision obj.c states: positions and heights to 6 decimals,
+ * normals to 4, texture coordinates to a fiftieth of a texel; each plus
+ * the rounding of the float it is read into (half an ulp: 1.2e-7 at 2 to
+ * 4, 6e-8 below 1). */
+static void obj_check_precision(const obj_read *o, const wg_fields *f)
+{
+    obj_errors e = obj_compare(o, f);
+    CHECK(o->first_v[1] == wg_cells(f->n), "%zu terrain vertices", o->first_v[1]);
+    CHECK(e.dg <= 0.5e-6 + 1.2e-7 && e.dp < 1e-6 && e.dh <= 0.5e-6 + 1.2e-7 &&
+              e.dn <= 0.5e-4 + 6e-8 && e.duv <= 1.0 / (50.0 * f->n) + 6e-8,
+          "size %u, max error: position %g (%g from the exact grid) height %g "
+          "normal %g uv %g (1/50 texel: %g)", f->n, e.dg, e.dp, e.dh, e.dn,
+          e.duv, 1.0 / (50.0 * f->n));
+}
+
 WG_TEST(obj_vertices_are_the_fields_in_spec_coordinates)
 {
     char path[300];
@@ -214,27 +310,66 @@ WG_TEST(obj_vertices_are_the_fields_in_spec_coordinates)
     wg_fields f;
     CHECK(wg_make_world("scalar", &obj_world, 0, &f) == 0);
     obj_read o;
-    CHECK(obj_parse(path, &o) == 0 && o.first_v[1] == wg_cells(OBJ_N));
-    double s = 6.0 / (OBJ_N - 1), dp = 0, dh = 0, dn = 0, duv = 0;
-    for (uint32_t y = 0; y < OBJ_N && o.first_v[1] == wg_cells(OBJ_N); y++)
-        for (uint32_t x = 0; x < OBJ_N; x++) {
-            size_t i = (size_t)y * OBJ_N + x;
-            /* X = -3 + x*S, Y = h (Y up, metres), Z = -3 + y*S. */
-            dp = fmax(dp, fabs(o.v[i][0] - (-3.0 + x * s)));
-            dp = fmax(dp, fabs(o.v[i][2] - (-3.0 + y * s)));
-            dh = fmax(dh, fabs(o.v[i][1] - f.height[i]));
-            dn = fmax(dn, fabs(o.vn[i][0] - f.nx[i]));
-            dn = fmax(dn, fabs(o.vn[i][1] - f.ny[i]));
-            dn = fmax(dn, fabs(o.vn[i][2] - f.nz[i]));
-            /* Texel centres: vertex (x, y) is texel (x, y) of the image,
-             * whose row 0 is at the top, and OBJ's v = 0 at the bottom. */
-            duv = fmax(duv, fabs(o.vt[i][0] - (x + 0.5) / OBJ_N));
-            duv = fmax(duv, fabs(o.vt[i][1] - (1.0 - (y + 0.5) / OBJ_N)));
-        }
-    CHECK(dp < 1e-6 && dh < 1e-6 && dn < 1e-5 && duv < 1e-6,
-          "max error: position %g height %g normal %g uv %g", dp, dh, dn, duv);
+    CHECK(obj_parse(path, &o) == 0 && o.bad == 0);
+    obj_check_precision(&o, &f);
     obj_free(&o);
     wg_fields_free(&f);
+}
+
+/* The OBJ and the texture are formatted on every thread, in blocks (4096
+ * terrain vertices, rows of water): the same bytes for 1, 2 and 3 threads,
+ * on worlds of one block and of many, and a mesh that reads back as the
+ * fields. */
+WG_TEST(obj_is_the_same_for_any_number_of_threads)
+{
+    static const uint32_t sizes[] = {2, 17, 129};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        wg_world w = obj_world;
+        w.size = sizes[i];
+        wg_fields f;
+        if (wg_make_world("scalar", &w, 0, &f) != 0) {
+            CHECK(0, "no world of %u", w.size);
+            continue;
+        }
+        uint32_t side = wg_texture_side(f.n);
+        size_t len[3] = {0};
+        char *text[3] = {NULL};
+        uint8_t *tex[3] = {NULL};
+        char path[300], err[WG_ERR_LEN];
+        for (uint32_t t = 1; t <= 3; t++) {
+            snprintf(path, sizeof path, "%s/threads%u.obj", wg_tmpdir(), t);
+            FILE *fp = fopen(path, "w");
+            int rc = fp ? wg_obj_write_threads(fp, &f, w.sea, "test", "t.mtl", side, t,
+                                               err) : -1;
+            if (fp && fclose(fp) != 0)
+                rc = -1;
+            CHECK(rc == 0, "%u threads: %s", t, rc ? err : "");
+            text[t - 1] = wg_read_file(path, &len[t - 1]);
+            tex[t - 1] = malloc((size_t)side * side * 3);
+            if (tex[t - 1])
+                wg_texture_make_threads(&f, w.sea, side, t, tex[t - 1]);
+        }
+        for (int t = 1; t < 3; t++) {
+            CHECK(text[0] && text[t] && len[t] == len[0] &&
+                      memcmp(text[0], text[t], len[0]) == 0,
+                  "size %u: the OBJ of %d threads (%zu bytes) is not one thread's "
+                  "(%zu)", w.size, t + 1, len[t], len[0]);
+            CHECK(tex[0] && tex[t] && memcmp(tex[0], tex[t], (size_t)side * side * 3) == 0,
+                  "size %u: the texture of %d threads is not one thread's", w.size, t + 1);
+        }
+        obj_read o;
+        snprintf(path, sizeof path, "%s/threads1.obj", wg_tmpdir());
+        CHECK(obj_parse(path, &o) == 0 && o.bad == 0 && o.objects >= 1 &&
+                  o.first_f[o.objects > 1] == 2 * (size_t)(f.n - 1) * (f.n - 1),
+              "size %u: %zu lines did not parse, %d objects", w.size, o.bad, o.objects);
+        obj_check_precision(&o, &f);
+        for (int t = 0; t < 3; t++) {
+            free(text[t]);
+            free(tex[t]);
+        }
+        obj_free(&o);
+        wg_fields_free(&f);
+    }
 }
 
 WG_TEST(obj_texture_is_the_albedo_right_way_up)
@@ -455,4 +590,191 @@ WG_TEST(obj_names_beside_it)
     CHECK(strcmp(mtl, "mesh.mtl") == 0 && strcmp(tex, "mesh_albedo.png") == 0);
     CHECK(wg_obj_siblings("a-very-long-name.obj", mtl, tex, 8) == -1);
     CHECK(wg_texture_side(33) == 33 && wg_texture_side(65536) == WG_TEXTURE_MAX);
+}
+
+/* The seed each of the three files of the set 'dir/w' was made with (the
+ * OBJ's and MTL's header comments, the texture's tEXt chunk), one line
+ * each, and the temporaries left in the folder: a shell fragment. */
+#define OBJ_SET_SEEDS(dir)                                                            \
+    "for f in " dir "/w.obj " dir "/w.mtl " dir "/w_albedo.png; do "                \
+    "  grep -a -m1 -o -- '--seed [0-9]*' $f | head -n 1 || echo none; done | uniq | " \
+    "wc -l; ls -A " dir " | grep -c tmp-; "
+
+/* Many runs writing one --obj name at once: the set on disk always comes
+ * from one run (the renames are done under the folder's lock). */
+WG_TEST(obj_concurrent_runs_leave_one_runs_set)
+{
+    wg_cli c = wg_cli_sh(
+        "mkdir -p conc && for r in 1 2 3 4 5; do "
+        "  for s in 1 2 3 4 5 6; do ./worldgen --size 17 --mesh scalar --seed $r$s -q "
+        "    --no-image --obj conc/w.obj & done; wait; " OBJ_SET_SEEDS("conc") "done | "
+        "sort | uniq -c | sed 's/^ *//'");
+    /* 5 rounds: each time one seed for the three, no temporary. */
+    CHECK(strcmp(c.out, "5 0\n5 1\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    /* While another holds the folder's lock (flock(1) here), the three
+     * wait as temporaries; they go into place once it is let go. */
+    c = wg_cli_sh("mkdir -p held && { flock held sleep 1 & } && sleep 0.2 && "
+                  "./worldgen --size 17 --mesh scalar -q --no-image --obj held/w.obj & "
+                  "sleep 0.5; ls -A held | grep -c tmp-; ls -A held | grep -vc tmp-; "
+                  "wait; ls -A held | LC_ALL=C sort | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "3\n0\nw.mtl w.obj w_albedo.png ") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* Runs killed at every moment of their short life (0 to 16 ms; a run
+ * takes about 15): the set on disk is the last whole one, never a mix,
+ * and no temporary is left. */
+WG_TEST(obj_interrupted_runs_leave_one_runs_set)
+{
+    wg_cli c = wg_cli_sh(
+        "mkdir -p intr && ./worldgen --size 17 --mesh scalar --seed 1 -q --no-image "
+        "--obj intr/w.obj && k=0; while [ $k -lt 32 ]; do k=$((k+1)); "
+        "  ./worldgen --size 17 --mesh scalar --seed $((k+100)) -q --no-image --obj intr/w.obj & "
+        "  pid=$!; sleep $(printf 0.%03d $((k / 2))); kill -TERM $pid 2>/dev/null; wait $pid; "
+        "  " OBJ_SET_SEEDS("intr") "done | sort | uniq -c | sed 's/^ *//'");
+    CHECK(strcmp(c.out, "32 0\n32 1\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A failure names the file that failed, with its real cause, whichever
+ * thread wrote it. */
+WG_TEST(obj_a_failure_names_the_file_that_failed)
+{
+    static const struct {
+        const char *link, *err_has;
+    } cases[] = {
+        {"x_albedo.png", "--obj: cannot write 'x_albedo.png': No space left on device"},
+        {"x.mtl", "--obj: cannot write 'x.mtl': No space left on device"},
+        {"x.obj", "--obj: cannot write 'x.obj': No space left on device"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd,
+                 "rm -rf one-full && mkdir one-full && cd one-full && ln -s /dev/full %s && "
+                 "../worldgen --size 17 --mesh scalar -q --no-image --obj x.obj; "
+                 "echo \"status $?\"; ls -A",
+                 cases[i].link);
+        wg_cli c = wg_cli_sh(cmd);
+        char want[100];
+        snprintf(want, sizeof want, "status 1\n%s\n", cases[i].link);
+        CHECK(strcmp(c.out, want) == 0 && strstr(c.err, cases[i].err_has), "%s: %s %s",
+              cases[i].link, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    /* A real full disk (a small tmpfs, where we may mount one): the
+     * message names one of the three and its cause, and nothing is left. */
+    wg_cli c = wg_cli_sh(
+        "mkdir -p small && mount -t tmpfs -o size=256k tmpfs small 2>/dev/null || exit 77; "
+        "./worldgen --size 129 --mesh scalar -q --no-image --obj small/x.obj; st=$?; "
+        "ls -A small; umount small; exit $st");
+    if (c.status == 77) {
+        wg_skip("cannot mount a tmpfs here");
+    } else {
+        CHECK(c.status == 1 && c.out_len == 0, "%d %s", c.status, c.out);
+        CHECK(strstr(c.err, "--obj: cannot write 'small/x") &&
+                  strstr(c.err, "': No space left on device"),
+              "%s", c.err);
+    }
+    wg_cli_free(&c);
+}
+
+/* Spaces in the name are fine: the mtllib line names the real .mtl and
+ * its map_Kd line the real texture (importers take the rest of the line). */
+WG_TEST(obj_name_with_spaces_round_trips)
+{
+    char path[300], mtl[300];
+    snprintf(path, sizeof path, "%s/spaced dir/my world.obj", wg_tmpdir());
+    snprintf(mtl, sizeof mtl, "%s/spaced dir/my world.mtl", wg_tmpdir());
+    wg_cli c = wg_cli_sh("mkdir -p 'spaced dir'");
+    wg_cli_free(&c);
+    c = obj_run(path);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    char *o = wg_read_file(path, NULL), *m = wg_read_file(mtl, NULL);
+    CHECK(o && strstr(o, "\nmtllib my world.mtl\n"), "no mtllib line");
+    CHECK(m && strstr(m, "\nmap_Kd my world_albedo.png\n"), "no map_Kd line");
+    free(o);
+    free(m);
+    uint32_t w, h;
+    char tex[300];
+    snprintf(tex, sizeof tex, "%s/spaced dir/my world_albedo.png", wg_tmpdir());
+    CHECK(obj_png_size(tex, &w, &h) == 0 && w == OBJ_N && h == OBJ_N);
+}
+
+/* A control character in the file name would break the mtllib line: a
+ * usage error that names --obj, shows the name escaped and says why. */
+WG_TEST(obj_control_characters_in_the_name_are_refused)
+{
+    static const struct {
+        const char *name, *shown;
+    } cases[] = {
+        {"a\nb.obj", "'a\\nb.obj'"},
+        {"a\rb.obj", "'a\\rb.obj'"},
+        {"tab\there.obj", "'tab\\there.obj'"},
+        {"esc\x1b.obj", "'esc\\x1b.obj'"},
+        {"del\x7f.obj", "'del\\x7f.obj'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = obj_run(cases[i].name);
+        CHECK(c.status == 2 && strstr(c.err, "--obj: ") &&
+                  strstr(c.err, cases[i].shown) && strstr(c.err, "mtllib"),
+              "%s: %d %s", cases[i].shown, c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* In a folder's name it never reaches the file: fine. */
+    wg_cli c = wg_cli_sh("mkdir -p 'ctl\ndir' && ./worldgen --size 17 --mesh scalar -q "
+                         "--no-image --obj 'ctl\ndir/w.obj' && grep -c '^mtllib w.mtl$' "
+                         "'ctl\ndir/w.obj'");
+    CHECK(c.status == 0 && strcmp(c.out, "1\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* Blender (where it is on PATH) imports the relative indices as the
+ * mesh: both objects with their materials, N*N terrain vertices and two
+ * triangles a cell, every corner with its texture coordinate, and the
+ * water's faces as the file has them. */
+WG_TEST(obj_blender_imports_the_mesh)
+{
+    wg_cli c = wg_cli_sh("command -v blender");
+    int have = c.status == 0;
+    wg_cli_free(&c);
+    if (!have) {
+        wg_skip("needs blender on PATH");
+        return;
+    }
+    char path[300], cmd[2048];
+    snprintf(path, sizeof path, "%s/b.obj", wg_tmpdir());
+    c = obj_run(path);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    obj_read o;
+    CHECK(obj_parse(path, &o) == 0 && o.objects == 2);
+    /* The importer of Blender 3.2 on, else the add-on before it. */
+    snprintf(cmd, sizeof cmd,
+             "blender -b --factory-startup --python-expr \""
+             "import bpy\n"
+             "bpy.ops.wm.read_factory_settings(use_empty=True)\n"
+             "if hasattr(bpy.ops.wm, 'obj_import'):\n"
+             "    bpy.ops.wm.obj_import(filepath='%s')\n"
+             "else:\n"
+             "    bpy.ops.import_scene.obj(filepath='%s')\n"
+             "for o in sorted(bpy.data.objects, key=lambda o: o.name):\n"
+             "    m = o.data\n"
+             "    print('OBJECT', o.name, len(m.vertices), len(m.polygons),\n"
+             "          sum(len(p.vertices) == 3 for p in m.polygons),\n"
+             "          len(m.uv_layers[0].data) if m.uv_layers else 0,\n"
+             "          m.materials[0].name if m.materials else '-')\n"
+             "\" 2>&1", path, path);
+    c = wg_cli_sh(cmd);
+    size_t n = OBJ_N, tf = 2 * (n - 1) * (n - 1), wf = o.nf - tf;
+    char want[200];
+    snprintf(want, sizeof want,
+             "OBJECT terrain %zu %zu %zu %zu terrain\nOBJECT water %zu %zu %zu %zu water\n",
+             n * n, tf, tf, 3 * tf, o.nv - n * n, wf, wf, 3 * wf);
+    const char *line = strstr(c.out, "OBJECT ");
+    CHECK(c.status == 0 && line && strncmp(line, want, strlen(want)) == 0,
+          "want:\n%sgot:\n%s", want, line ? line : c.out);
+    wg_cli_free(&c);
+    obj_free(&o);
 }
