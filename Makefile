@@ -142,12 +142,14 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 # lavapipe (Vulkan on the CPU), the validation layer and glslc, SDL2, Xvfb for
 # the window test, ImageMagick and valgrind for checks, jq for the JSON test,
 # Node.js for the glTF validator (deps-install adds npm and the validator),
-# libtiff and libgeotiff for GeoTIFF maps, and GDAL's tools, which the tests
-# open every map worldgen writes with.
+# libtiff and libgeotiff for GeoTIFF maps, GDAL's tools, which the tests
+# open every map worldgen writes with, and the engines scripts/tiles runs
+# on: GNU parallel, and Slurm with munge (the test starts a one-node cluster),
+# and time(1) for their peak memory per tile.
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs \
-        libtiff-dev libgeotiff-dev gdal-bin
+        libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time
 
 .PHONY: all deps deps-install run test clean bench fuzz valgrind FORCE
 # Keep generated files (the embedded shaders) that make would delete as intermediates.

@@ -1,0 +1,453 @@
+/* test_tiles.c: scripts/tiles.  A world made as uneven tiles (1000 in
+ * tiles of 300, thermal and hydraulic erosion on, small counts so the
+ * halos stay small) through GNU parallel and through a real one-node Slurm
+ * cluster, mosaicked by its VRTs, is the whole run's world to the bit,
+ * heights and water, on scalar, openmp and vulkan.  A tile that fails is
+ * reported (exit 1, no mosaic) and made again alone by the next run; a
+ * finished tile is never made twice; a folder planned with other options
+ * is refused.  The tools (parallel, gdal-bin, time, slurm-wlm, munge) are
+ * make deps' to install: a missing one fails the test. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render/geotiff.h"
+#include "test.h"
+
+#define TL_N 1000
+#define TL_T 300
+#define TL_OPTS "--erosion 4 --hydraulic 20"
+#define TL_FAIL_REGION "300,300,300,300" /* tile r1/r1c1 */
+
+/* Run a shell command (printf-style) in the runner's folder. */
+static wg_cli tl_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static wg_cli tl_sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    return wg_cli_sh(cmd);
+}
+
+/* The script's status; its outputs are freed unless kept in *keep. */
+static int tl_run(wg_cli *keep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int tl_run(wg_cli *keep, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    wg_cli c = wg_cli_sh(cmd);
+    int st = c.status;
+    if (keep)
+        *keep = c;
+    else
+        wg_cli_free(&c);
+    return st;
+}
+
+/* What every tiles test needs: the tools (make deps installs them) and a
+ * worldgen that writes GeoTIFF windows.  0, or -1 after a failed check. */
+static int tl_ready(void)
+{
+    wg_cli c = tl_sh("for t in parallel gdalbuildvrt gdal_translate gdalinfo "
+                     "/usr/bin/time; do command -v $t >/dev/null || echo $t; done");
+    int ok = c.status == 0 && !c.out[0];
+    CHECK(ok, "missing: %s(make deps installs parallel, gdal-bin and time)",
+          c.out);
+    wg_cli_free(&c);
+    if (!ok)
+        return -1;
+    CHECK(wg_geotiff_available(), "worldgen was built without libtiff and "
+          "libgeotiff: make deps, then make");
+    return wg_geotiff_available() ? 0 : -1;
+}
+
+/* A fresh folder 'name' under the runner's; its path in buf[512]. */
+static const char *tl_dir(char *buf, const char *name)
+{
+    snprintf(buf, 512, "%s/%s", wg_tmpdir(), name);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", buf, buf);
+    CHECK(system(cmd) == 0, "%s", cmd);
+    return buf;
+}
+
+/* Write 'dir'/wrap: a worldgen that logs each --region to dir/regions and
+ * fails the tile TL_FAIL_REGION while dir/fail exists. */
+static void tl_wrapper(const char *dir)
+{
+    wg_cli c = tl_sh(
+        "cat > '%s/wrap' <<'EOF'\n"
+        "#!/bin/sh\n"
+        "prev=; region=\n"
+        "for a; do [ \"$prev\" = --region ] && region=$a; prev=$a; done\n"
+        "d=$(dirname \"$0\")\n"
+        "[ -n \"$region\" ] && echo \"$region\" >> \"$d/regions\"\n"
+        "if [ -e \"$d/fail\" ] && [ \"$region\" = " TL_FAIL_REGION " ]; then\n"
+        "    echo 'injected failure' >&2; exit 1\n"
+        "fi\n"
+        "exec '%s/worldgen' \"$@\"\n"
+        "EOF\n"
+        "chmod +x '%s/wrap'", dir, wg_srcdir(), dir);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* A raster as raw float32 (gdal_translate to ENVI): n*n floats or NULL. */
+static float *tl_raw(const char *dir, const char *src, const char *raw,
+                     uint32_t n)
+{
+    wg_cli c = tl_sh("cd '%s' && gdal_translate -q -of ENVI -ot Float32 '%s' "
+                     "'%s' && gdalinfo '%s' | grep -e '^Size is' -e '^Origin' "
+                     "-e '^Pixel Size' -e 'Type='", dir, src, raw, src);
+    CHECK(c.status == 0, "%s: %s", src, c.err);
+    /* Float32, as worldgen wrote it: no conversion hides a difference. */
+    CHECK(strstr(c.out, "Type=Float32"), "%s: %s", src, c.out);
+    wg_cli_free(&c);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, raw);
+    size_t len = 0;
+    float *f = wg_read_file(path, &len);
+    CHECK(f && len == (size_t)n * n * sizeof *f, "%s: %zu bytes", path, len);
+    if (f && len != (size_t)n * n * sizeof *f) {
+        free(f);
+        f = NULL;
+    }
+    return f;
+}
+
+/* The mosaics in 'dir' against one whole run of the same world (made in
+ * dir/whole with 'opts'): heights and water identical to the bit, the
+ * geotransforms too. */
+static void tl_check_mosaic(const char *dir, uint32_t n, const char *opts)
+{
+    wg_cli c = tl_sh("mkdir -p '%s/whole' && ./worldgen %s --size %u "
+                     "--heightmap '%s/whole/height.tif' --watermap "
+                     "'%s/whole/water.tif' --no-image -q", dir, opts, n, dir,
+                     dir);
+    int st = c.status;
+    CHECK(st == 0, "the whole run: %s", c.err);
+    wg_cli_free(&c);
+    if (st != 0)
+        return;
+    static const char *const kind[] = {"height", "water"};
+    for (int k = 0; k < 2; k++) {
+        char vrt[32], tif[48], a[48], b[48];
+        snprintf(vrt, sizeof vrt, "%s.vrt", kind[k]);
+        snprintf(tif, sizeof tif, "whole/%s.tif", kind[k]);
+        snprintf(a, sizeof a, "mosaic-%s.raw", kind[k]);
+        snprintf(b, sizeof b, "whole-%s.raw", kind[k]);
+        float *m = tl_raw(dir, vrt, a, n), *w = tl_raw(dir, tif, b, n);
+        if (m && w) {
+            int same = 0;
+            double d = wg_max_diff(m, w, (size_t)n * n, &same);
+            CHECK(same, "%s: the tiles' mosaic differs from the whole run "
+                  "(max %g)", kind[k], d);
+        }
+        free(m);
+        free(w);
+        /* The same place in the world: origin, pixel size, size. */
+        c = tl_sh("cd '%s' && for f in %s %s; do gdalinfo $f | grep -e "
+                  "'^Size is' -e '^Origin' -e '^Pixel Size' > $f.geo; done && "
+                  "cmp %s.geo %s.geo", dir, vrt, tif, vrt, tif);
+        CHECK(c.status == 0, "%s: georeferencing differs: %s%s", kind[k],
+              c.out, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* The checks of a finished run's outputs: the tiles' names, the report. */
+static void tl_check_outputs(const char *dir, const wg_cli *c, int ntiles)
+{
+    static const char *const files[] = {
+        "plan", "report.txt", "height.vrt", "water.vrt",
+        "tiles/r0/r0c0-height.tif", "tiles/r0/r0c0-water.tif",
+        "tiles/r0/r0c0.done", "tiles/r0/r0c0.json",
+        "tiles/r3/r3c3-height.tif", "tiles/r3/r3c3-water.tif",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char p[700];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+        CHECK(stat(p, &st) == 0, "no %s", p);
+    }
+    char want[64];
+    snprintf(want, sizeof want, "in %d tiles of %d", ntiles, TL_T);
+    CHECK(strstr(c->out, want), "report: %s", c->out);
+    /* The uneven corner tile, its time and its peak memory. */
+    char *row = strstr(c->out, "  r3/r3c3 ");
+    double wall = 0, mib = 0;
+    unsigned x, y, w, h;
+    CHECK(row && sscanf(row, " r3/r3c3 %u %u %u %u %lf %lf", &x, &y, &w, &h,
+                        &wall, &mib) == 6 && x == 900 && y == 900 &&
+              w == 100 && h == 100 && wall > 0 && mib > 0,
+          "report: %s", c->out);
+    CHECK(strstr(c->out, "peak memory a tile: mean") &&
+              strstr(c->out, "tile wall: total") &&
+              strstr(c->out, "cells computed per cell written"),
+          "report: %s", c->out);
+    snprintf(want, sizeof want, "[%d/%d] ", ntiles, ntiles);
+    CHECK(strstr(c->err, want), "no progress to %s: %s", want, c->err);
+}
+
+/* A run through GNU parallel with these worldgen options. */
+static void tl_parallel(const char *name, const char *jobs, const char *opts)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, name);
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d -j %s --out "
+                    "'%s' -- %s", wg_srcdir(), TL_N, TL_T, jobs, dir, opts);
+    CHECK(st == 0, "status %d: %s%s", st, c.out, c.err);
+    if (st == 0) {
+        tl_check_outputs(dir, &c, 16);
+        tl_check_mosaic(dir, TL_N, opts);
+    }
+    wg_cli_free(&c);
+}
+
+WG_TEST(tiles_parallel_scalar_is_the_whole_world)
+{
+    tl_parallel("tl-scalar", "2", TL_OPTS " --mesh scalar");
+}
+
+WG_TEST(tiles_parallel_openmp_is_the_whole_world)
+{
+    tl_parallel("tl-openmp", "1", TL_OPTS " --mesh openmp --threads 2");
+}
+
+WG_TEST(tiles_parallel_vulkan_is_the_whole_world)
+{
+    wg_cli c = tl_sh("./worldgen --size 16 --mesh vulkan --require vulkan "
+                     "--no-image -q");
+    int vk = c.status == 0;
+    if (!vk)
+        wg_skip("vulkan cannot run here: %s", c.err);
+    wg_cli_free(&c);
+    if (!vk || tl_ready() != 0)
+        return;
+    /* Lavapipe is slow: a small world, 200 in tiles of 64 (the last 8). */
+    char dir[512];
+    tl_dir(dir, "tl-vulkan");
+    const char *opts = TL_OPTS " --mesh vulkan";
+    int st = tl_run(&c, "'%s/scripts/tiles' --size 200 --tile 64 -j 2 --out "
+                    "'%s' -- %s", wg_srcdir(), dir, opts);
+    CHECK(st == 0, "status %d: %s%s", st, c.out, c.err);
+    CHECK(strstr(c.out, "in 16 tiles of 64") && strstr(c.err, "[16/16] "),
+          "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+    if (st == 0)
+        tl_check_mosaic(dir, 200, opts);
+}
+
+/* The tiles' .done records, concatenated in plan order (their times and
+ * hosts: a tile made again changes its own). */
+static char *tl_records(const char *dir)
+{
+    wg_cli c = tl_sh("cd '%s' && cat tiles/*/*.done", dir);
+    char *out = c.out;
+    c.out = NULL;
+    wg_cli_free(&c);
+    return out;
+}
+
+/* Count the lines of dir/regions equal to 'region' and all of them. */
+static int tl_regions(const char *dir, const char *region, int *all)
+{
+    char p[600];
+    snprintf(p, sizeof p, "%s/regions", dir);
+    char *s = wg_read_file(p, NULL);
+    int n = 0, lines = 0;
+    for (char *l = s, *e; l && *l; l = e + 1) {
+        e = strchr(l, '\n');
+        if (!e)
+            break;
+        *e = '\0';
+        lines++;
+        n += strcmp(l, region) == 0;
+    }
+    free(s);
+    *all = lines;
+    return n;
+}
+
+/* One tile fails: the run says which and exits 1, with no mosaic; the
+ * next run makes that tile alone; one more makes nothing. */
+static void tl_fail_and_resume(const char *dir, const char *engine_args,
+                               const char *opts)
+{
+    tl_wrapper(dir);
+    char cmd[2048];
+    /* timeout: a stalled engine fails the test rather than hanging it. */
+    snprintf(cmd, sizeof cmd, "timeout 300 '%s/scripts/tiles' --size %d --tile %d %s "
+             "--worldgen '%s/wrap' --out '%s/out' -- %s", wg_srcdir(), TL_N,
+             TL_T, engine_args, dir, dir, opts);
+    char out[600];
+    snprintf(out, sizeof out, "%s/out", dir);
+
+    wg_cli c;
+    int st = tl_run(&c, "touch '%s/fail' && %s", dir, cmd);
+    CHECK(st == 1, "a failed tile: status %d: %s%s", st, c.out, c.err);
+    CHECK(strstr(c.err, "tile r1/r1c1 failed") &&
+              strstr(c.err, "injected failure") &&
+              strstr(c.err, "1 of 16 tiles not made (1 failed)"),
+          "%s", c.err);
+    char vrt[700];
+    snprintf(vrt, sizeof vrt, "%s/height.vrt", out);
+    CHECK(access(vrt, F_OK) != 0, "a mosaic of a failed run: %s", vrt);
+    wg_cli_free(&c);
+    int all = 0, n = tl_regions(dir, TL_FAIL_REGION, &all);
+    CHECK(n == 1 && all == 16, "%d regions run", all);
+    char *before = tl_records(out);
+
+    st = tl_run(&c, "rm -f '%s/fail' '%s/regions' && %s", dir, dir, cmd);
+    CHECK(st == 0, "the second run: status %d: %s%s", st, c.out, c.err);
+    CHECK(strstr(c.err, "16 tiles of 300 in") && strstr(c.err, "1 to make, 15 kept"),
+          "%s", c.err);
+    n = tl_regions(dir, TL_FAIL_REGION, &all);
+    CHECK(n == 1 && all == 1,
+          "the second run made %d tiles, not the failed one alone", all);
+    /* The 15 kept tiles' records are untouched. */
+    char *after = tl_records(out);
+    CHECK(before && after && strlen(after) > strlen(before),
+          "records: %s\nthen %s", before, after);
+    for (char *l = before, *e; before && after && *l; l = e + 1) {
+        e = strchr(l, '\n');
+        if (!e)
+            break;
+        *e = '\0';
+        CHECK(strstr(after, l), "tile record changed: %s", l);
+    }
+    free(before);
+    free(after);
+    if (st == 0) {
+        tl_check_outputs(out, &c, 16);
+        tl_check_mosaic(out, TL_N, opts);
+    }
+    wg_cli_free(&c);
+
+    st = tl_run(&c, "rm -f '%s/regions' && %s", dir, cmd);
+    CHECK(st == 0 && strstr(c.err, "0 to make, 16 kept") &&
+              strstr(c.out, "in 16 tiles of 300"),
+          "a third run: status %d: %s%s", st, c.out, c.err);
+    n = tl_regions(dir, TL_FAIL_REGION, &all);
+    CHECK(n == 0 && all == 0, "a third run made %d tiles", all);
+    wg_cli_free(&c);
+}
+
+WG_TEST(tiles_parallel_failed_tile_is_made_again_alone)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-resume");
+    tl_fail_and_resume(dir, "-j 2", TL_OPTS " --mesh scalar");
+
+    /* Other options in the same folder: refused, the plan kept. */
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --worldgen "
+                    "'%s/wrap' --out '%s/out' -- --erosion 5 --hydraulic 20 "
+                    "--mesh scalar", wg_srcdir(), TL_N, TL_T, dir, dir);
+    CHECK(st == 2 && strstr(c.err, "holds a plan with other options") &&
+              strstr(c.err, "--erosion 4") && strstr(c.err, "--erosion 5"),
+          "status %d: %s", st, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile 250 --out '%s/out' "
+                "-- " TL_OPTS " --mesh scalar", wg_srcdir(), TL_N, dir);
+    CHECK(st == 2 && strstr(c.err, "tile 250"), "status %d: %s", st, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "grep -x 'options --erosion 4 --hydraulic 20 --mesh "
+                "scalar' '%s/out/plan'", dir);
+    CHECK(st == 0, "the plan was changed");
+    wg_cli_free(&c);
+}
+
+/* A one-node Slurm cluster: slurmctld, slurmd and munged of their own
+ * (tests/slurm/cluster.sh), stopped whatever happens, also if the runner
+ * dies (the script watches its process). */
+WG_TEST(tiles_slurm_array_is_the_whole_world)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512], cl[600];
+    tl_dir(dir, "tl-slurm");
+    snprintf(cl, sizeof cl, "%s/cluster", dir);
+    wg_cli c;
+    int st = tl_run(&c, "'%s/tests/slurm/cluster.sh' start '%s' %ld",
+                    wg_srcdir(), cl, (long)getpid());
+    CHECK(st == 0, "no cluster (make deps installs slurm-wlm and munge): %s",
+          c.err);
+    wg_cli_free(&c);
+    if (st == 0) {
+        char conf[700];
+        snprintf(conf, sizeof conf, "%s/slurm.conf", cl);
+        setenv("SLURM_CONF", conf, 1);
+        setenv("WG_TILES_POLL", "0.3", 1);
+        tl_fail_and_resume(dir, "--engine slurm --wait",
+                           TL_OPTS " --mesh openmp --threads 1");
+        st = tl_run(&c, "ls '%s'/out/slurm/tile-*.out | wc -l", dir);
+        CHECK(st == 0 && atoi(c.out) == 17, "array tasks' logs: %s", c.out);
+        wg_cli_free(&c);
+        unsetenv("WG_TILES_POLL");
+        unsetenv("SLURM_CONF");
+    }
+    st = tl_run(&c, "'%s/tests/slurm/cluster.sh' stop '%s'", wg_srcdir(), cl);
+    CHECK(st == 0, "stopping the cluster: %s", c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(tiles_usage_errors)
+{
+    static const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"--tile 10", "--size is required"},
+        {"--size 100", "--tile is required"},
+        {"--size 100 --tile 0", "--tile '0'"},
+        {"--size 100 --tile 101", "--tile '101'"},
+        {"--size 1048578 --tile 10", "--size '1048578'"},
+        {"--size 100 --tile 10 --engine make", "--engine 'make'"},
+        {"--size 100 --tile 10 --wait", "are for --engine slurm"},
+        {"--size 100 --tile 10 --engine slurm -j 2", "are for --engine parallel"},
+        {"--size 100 --tile 10 --transfer", "--transfer needs --sshlogin"},
+        {"--size 100 --tile 10 --transfer -S :", "cannot be a host"},
+        {"--size 100 --tile 10 -- --region 0,0,5,5", "sets --region"},
+        {"--size 100 --tile 10 -- --heightmap h.png", "sets --heightmap"},
+        {"--size 100 --tile 10 -- --heightm h.png", "sets --heightmap"},
+        {"--size 100 --tile 10 -- --json=j.json", "sets --json"},
+        {"--size 100 --tile 10 -- --size 5", "sets --size"},
+        {"--size 100 --tile 10 --bogus", "unknown option '--bogus'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wg_cli c;
+        int st = tl_run(&c, "'%s/scripts/tiles' %s --out tl-usage",
+                        wg_srcdir(), bad[i].args);
+        CHECK(st == 2 && strstr(c.err, bad[i].says), "%s: status %d: %s",
+              bad[i].args, st, c.err);
+        wg_cli_free(&c);
+    }
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --help", wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "Usage: scripts/tiles"), "%s", c.err);
+    wg_cli_free(&c);
+    /* --plan-only: the plan and its halos, nothing run. */
+    st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --out "
+                "tl-plan --plan-only -- " TL_OPTS " && wc -l < tl-plan/plan && "
+                "ls tl-plan/tiles | wc -l", wg_srcdir(), TL_N, TL_T);
+    CHECK(st == 0 && strstr(c.out, "16 tiles of 300 (4x4)") &&
+              strstr(c.out, "halo 45 (4 thermal passes + 2 x 20") &&
+              strstr(c.out, "largest task: 390x390") &&
+              strstr(c.out, "\n26\n0\n"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
