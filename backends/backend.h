@@ -107,8 +107,10 @@ typedef struct wg_backend {
     const char *(*device)(void *ctx);
 
     /* How fast this backend expects to run the job, for --mesh auto: higher
-     * is faster, compared between backends only.  Called only after probe()
-     * succeeded. */
+     * is faster, compared between backends only.  Called before probe(),
+     * which is then skipped for a backend that cannot win (probing Vulkan
+     * costs a fifth of a second, ten times a small world's run): so it must
+     * be cheap and return 0 where the backend cannot beat scalar. */
     int (*rank)(const wg_job *job);
 
     /* SPEC.md's Agreement: the largest |difference| of a normal component

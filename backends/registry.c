@@ -33,16 +33,16 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
     char err[WG_ERR_LEN];
     for (size_t i = 0; wg_backends[i]; i++) {
         const wg_backend *b = wg_backends[i];
+        int rank = b->rank ? b->rank(job) : 1;
+        if (best && rank <= best_rank)
+            continue; /* it cannot win: no need to probe it */
         if (b->probe(job, err) != 0) {
             if (skipped)
                 skipped(b, err);
             continue;
         }
-        int rank = b->rank ? b->rank(job) : 1;
-        if (!best || rank > best_rank) {
-            best = b;
-            best_rank = rank;
-        }
+        best = b;
+        best_rank = rank;
     }
     return best;
 }

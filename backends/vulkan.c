@@ -1039,8 +1039,8 @@ static int vulkan_auto_rank(const wg_job *job)
         return 0;
     char err[WG_ERR_LEN];
     vulkan_ctx *v = vulkan_start(job, err);
-    if (!v)
-        return 0;
+    if (!v) /* it might have won: probe() then says why it cannot run */
+        return 100;
     int gpu = v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vulkan_close(v);
     return gpu ? 100 : 0;
