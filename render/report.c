@@ -41,6 +41,12 @@ void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
     }
 }
 
+void wg_report_wall(FILE *fp, double wall)
+{
+    fprintf(fp, "\nwall    %.3fs for the whole run (setup, stages, "
+                "outputs)\n", wall);
+}
+
 void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n)
 {
     for (int i = 0; i < n; i++)

@@ -69,6 +69,12 @@ typedef struct wg_render_report {
  * watermap) with its seconds and the file it wrote. */
 void wg_report_render(FILE *fp, const wg_render_report *r);
 
+/* The 'wall' line: the seconds from the run's start to here (setup, the
+ * stages, the agreement, the histogram, the picture and the writers), the
+ * figure the JSON reports as "wall".  Printed last, after the render
+ * block, so it covers everything the tables above it show. */
+void wg_report_wall(FILE *fp, double wall);
+
 /* Everything one run measured, for --json. */
 typedef struct wg_report_run {
     const wg_world *world;

@@ -19,6 +19,56 @@
 #                                          passes and steps scale with size
 #   scripts/bench.sh -t                    also the per-stage medians
 #   scripts/bench.sh -c bench.csv          also the medians as CSV
+#   scripts/bench.sh -l                    also each stage against this
+#                                          machine's limit (-L: measure the
+#                                          machine again)
+#
+# The whole run's wall time (worldgen's JSON "wall": start to the JSON,
+# setup and everything) is shown beside the stages' total with -t and -l
+# and is the CSV's last column.
+#
+# Limits (-l).  scripts/limits.c, built into build/limits with the
+# project's compiler ($CC), measures this machine: the bandwidth of a triad
+# (two read streams, one write stream) in L2, in L3 and far beyond the
+# caches (288 MiB), and the issue rates of 8-lane AVX2 binary32 add, mul,
+# min, max, compare (and a mix of them side by side), divide and square
+# root, and of 8-lane gathers from a 256 KiB table (the lattice), on one
+# thread and on every core; it is cached in build/limits.txt.  The work of
+# each stage is counted from backends/SPEC.md, per cell, in lane-operations
+# (one lane of one vector instruction; a select, an |x| and a compare are
+# one each; ftz(x) is three: |x|, compare, select; rcp(m) is ten):
+#   terrain, per cell-octave: 46 ops + 4 gathers.  px, py: 2 + 2 (the
+#     x-dependent products ux * COS, ux * SIN and the row's uy * SIN,
+#     uy * COS are tabulated once, not per cell), floor 2, to int 2,
+#     fractions 2, fades 4 + 4, the three lerps 9, the fold 4, the sum 3
+#     (34 float ops) and the lattice indices 12 (integer: +1, & 255, << 8
+#     and the four index sums); the four corners are 4 gathered lanes.
+#     Bytes: the height written, 4 a cell (the lattice stays in L2).
+#   erosion, per cell-pass: 73 ops: each of 8 neighbours d 1, e 6 (two
+#     compares, d - T, d + T, two selects), moved 2; then h - moved 1.
+#     Bytes: 8 (src read, dst written; neighbours come from cache).
+#   hydraulic, per cell-step: about 756 ops, the vector code computing
+#     both sides of every 'if': pass 1 224 (H 1; d 5 x 8; dmax 2 x 8; P 12;
+#     the weights' sum 16 x 8; F 14; Q 13) and pass 2 532 (H 1; per
+#     neighbour 58 x 8: d 5, out 20, win and sin 25, drop and creep 8; then
+#     the discharge, the state and erode/deposit 67).  Bytes: 48 (pass 1
+#     reads b, w and writes P, Q; pass 2 reads b, w, s, P, Q and writes b,
+#     w, s).
+#   normals, per cell: 10 ops (dx 2, dz 2, l's products and sums 4, two
+#     negations) + 3 divides + 1 square root.  Bytes: 16 (h read, nx, ny,
+#     nz written).
+# The limit of a stage is max(ops / issue rate, gathers / gather rate,
+# divides and roots / their rate, bytes / bandwidth) for the run's cells
+# and counts: the issue rate of the mix, the bandwidth of the level its
+# fields fit in (terrain 1 field, erosion 2, hydraulic 8, normals 4), on
+# one thread for scalar and on every core otherwise (vulkan: lavapipe's
+# threads, on this CPU).  'ratio' is measured / limit, how far from it
+# the stage runs.  A stage should not beat its limit; one that writes its
+# output with streaming stores (openmp's terrain and normals beyond the
+# caches) skips the read that the triad's ordinary stores pay for, so
+# there a ratio a little under 1 is possible.  The machine is measured at
+# its best (the best of 15 repetitions, each thread timing itself), so a
+# loaded machine shows as large ratios, not as lower limits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,8 +80,10 @@ steps=100
 defaults=0
 backends=""
 stages=0
+limits=0
+remeasure=0
 csv=""
-while getopts "s:r:b:o:e:H:dtc:" opt; do
+while getopts "s:r:b:o:e:H:dtlLc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
     r) runs=$OPTARG ;;
@@ -41,8 +93,10 @@ while getopts "s:r:b:o:e:H:dtc:" opt; do
     H) steps=$OPTARG ;;
     d) defaults=1 ;;
     t) stages=1 ;;
+    l) limits=1 ;;
+    L) limits=1 remeasure=1 ;;
     c) csv=$OPTARG ;;
-    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-c file.csv]" >&2
+    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-l|-L] [-c file.csv]" >&2
        exit 2 ;;
     esac
 done
@@ -67,12 +121,14 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 [ "$defaults" = 1 ] && counts=()
 
 # One run's row for backend $1 at size $2: "setup terrain erosion hydraulic
-# normals readback total steps", full precision from worldgen's JSON.
+# normals readback total steps passes wall", full precision from worldgen's
+# JSON.
 row() {
     ./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
         --json - -q $render_off |
-        jq -r --arg b "$1" '.world.steps as $st | .backends[] | select(.name == $b) |
-            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st)"'
+        jq -r --arg b "$1" '.world.steps as $st | .world.passes as $pa | .wall as $wall |
+            .backends[] | select(.name == $b) |
+            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall)"'
 }
 
 declare -A med
@@ -111,7 +167,7 @@ for s in $sizes; do
     printf "| %6s |" "$s"
     for b in $backends; do
         rows=$(for ((r = 0; r < runs; r++)); do row "$b" "$s"; done)
-        for k in 1 2 3 4 5 6 7 8; do
+        for k in 1 2 3 4 5 6 7 8 9 10; do
             med[$b,$s,$k]=$(echo "$rows" | awk -v k=$k '{ print $k }' | median)
         done
         printf " %9.5fs |" "${med[$b,$s,7]}"
@@ -120,26 +176,114 @@ for s in $sizes; do
 done
 if [ "$stages" = 1 ]; then
     echo
-    echo "per stage (medians, seconds): setup terrain erosion hydraulic normals readback total;"
+    echo "per stage (medians, seconds): setup terrain erosion hydraulic normals readback total, wall;"
     echo "and the hydraulic stage in nanoseconds per cell and step"
     for s in $sizes; do
         for b in $backends; do
             ns=$(awk -v t="${med[$b,$s,4]}" -v n="$s" -v st="${med[$b,$s,8]}" \
                  'BEGIN { if (st > 0) printf "%.2f", t * 1e9 / (n * n * st); else print "-" }')
-            printf "  %6s %-8s %s %s %s %s %s %s %s   %s ns/cell-step\n" "$s" "$b" "${med[$b,$s,1]}" \
-                "${med[$b,$s,2]}" "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" \
-                "${med[$b,$s,6]}" "${med[$b,$s,7]}" "$ns"
+            printf "  %6s %-8s %s %s %s %s %s %s %s, wall %s   %s ns/cell-step\n" "$s" "$b" \
+                "${med[$b,$s,1]}" "${med[$b,$s,2]}" "${med[$b,$s,3]}" "${med[$b,$s,4]}" \
+                "${med[$b,$s,5]}" "${med[$b,$s,6]}" "${med[$b,$s,7]}" "${med[$b,$s,10]}" "$ns"
         done
     done
 fi
+if [ "$limits" = 1 ]; then
+    echo
+    lim=build/limits.txt
+    if ! grep -qw avx2 /proc/cpuinfo; then
+        echo "limits: not measured: this CPU has no AVX2 (scripts/limits.c measures AVX2)"
+    else
+        mkdir -p build
+        if [ ! -x build/limits ] || [ scripts/limits.c -nt build/limits ]; then
+            ${CC:-cc} -std=c11 -O3 -mavx2 -fopenmp -ffp-contract=off -o build/limits.tmp.$$ \
+                scripts/limits.c && mv build/limits.tmp.$$ build/limits ||
+                { rm -f build/limits.tmp.$$; echo "bench.sh: cannot build scripts/limits.c" >&2; exit 1; }
+            remeasure=1
+        fi
+        if [ "$remeasure" = 1 ] || [ ! -s "$lim" ]; then
+            build/limits > "$lim.tmp.$$" && mv "$lim.tmp.$$" "$lim" ||
+                { rm -f "$lim.tmp.$$"; echo "bench.sh: build/limits failed" >&2; exit 1; }
+            when="measured now, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+        else
+            when="measured $(date -r "$lim" '+%F %T'), cached in $lim (-L measures again)"
+        fi
+        declare -A m
+        while read -r k v; do m[$k]=$v; done < "$lim"
+        echo "limits of this machine ($when), one thread / all ${m[cores]} cores:"
+        printf "  triad bandwidth GB/s: L2 %s / %s, L3 %s / %s, memory (288 MiB) %s / %s\n" \
+            "${m[bw_l2_1]}" "${m[bw_l2_all]}" "${m[bw_l3_1]}" "${m[bw_l3_all]}" \
+            "${m[bw_dram_1]}" "${m[bw_dram_all]}"
+        printf "  AVX2 G lane-ops/s: add %s / %s, mul %s / %s, min %s / %s, max %s / %s, compare %s / %s,\n" \
+            "${m[add_1]}" "${m[add_all]}" "${m[mul_1]}" "${m[mul_all]}" "${m[min_1]}" "${m[min_all]}" \
+            "${m[max_1]}" "${m[max_all]}" "${m[cmp_1]}" "${m[cmp_all]}"
+        printf "    the mix %s / %s, divide %s / %s, square root %s / %s; gathers %s / %s G lanes/s\n" \
+            "${m[mix_1]}" "${m[mix_all]}" "${m[div_1]}" "${m[div_all]}" "${m[sqrt_1]}" "${m[sqrt_all]}" \
+            "${m[gather_1]}" "${m[gather_all]}"
+        echo "work counted from backends/SPEC.md (lane-ops; the reasoning is in scripts/bench.sh):"
+        echo "  terrain:   46 ops + 4 gathers per cell-octave, 4 bytes per cell"
+        echo "  erosion:   73 ops per cell-pass, 8 bytes per cell-pass"
+        echo "  hydraulic: 756 ops per cell-step, 48 bytes per cell-step"
+        echo "  normals:   10 ops + 3 divides + 1 square root per cell, 16 bytes per cell"
+        echo "limit = max(ops / mix rate, gathers / gather rate, (divides, roots) / their rates, bytes / bandwidth)"
+        for s in $sizes; do
+            for b in $backends; do
+                sfx=all
+                [ "$b" = scalar ] && sfx=1
+                echo
+                printf "  %6s %-8s %-9s %11s %11s %8s   %s\n" "$s" "$b" stage measured limit ratio "bound by"
+                # stage name, field index, count (octaves, passes, steps, 1),
+                # ops, gathers, divides, roots, bytes a unit, bytes a cell,
+                # fields of the working set
+                for st in "terrain 2 $octaves 46 4 0 0 0 4 1" \
+                          "erosion 3 ${med[$b,$s,9]} 73 0 0 0 8 0 2" \
+                          "hydraulic 4 ${med[$b,$s,8]} 756 0 0 0 48 0 8" \
+                          "normals 5 1 10 0 3 1 0 16 4"; do
+                    set -- $st
+                    awk -v name="$1" -v t="${med[$b,$s,$2]}" -v cnt="$3" -v ops="$4" -v ga="$5" \
+                        -v dv="$6" -v sq="$7" -v bu="$8" -v bc="$9" -v fields="${10}" -v n="$s" \
+                        -v mix="${m[mix_$sfx]}" -v gr="${m[gather_$sfx]}" -v dr="${m[div_$sfx]}" \
+                        -v sr="${m[sqrt_$sfx]}" -v bl2="${m[bw_l2_$sfx]}" -v bl3="${m[bw_l3_$sfx]}" \
+                        -v bdr="${m[bw_dram_$sfx]}" -v l2="${m[l2_bytes]}" -v l3="${m[l3_bytes]}" \
+                        -v thr="$([ "$sfx" = 1 ] && echo 1 || echo "${m[cores]}")" '
+                    BEGIN {
+                        cells = n * n; units = cells * cnt
+                        ws = fields * cells * 4
+                        if (ws <= l2 * thr) { bw = bl2; lvl = "L2" }
+                        else if (ws <= l3) { bw = bl3; lvl = "L3" }
+                        else { bw = bdr; lvl = "memory" }
+                        to = units * ops / (mix * 1e9); by = "issue"; lim = to
+                        tg = ga ? units * ga / (gr * 1e9) : 0
+                        if (tg > lim) { lim = tg; by = "gathers" }
+                        td = units * (dv / (dr * 1e9) + sq / (sr * 1e9))
+                        if (td > lim) { lim = td; by = "divide/sqrt" }
+                        tb = (units * bu + cells * bc) / (bw * 1e9)
+                        if (tb > lim) { lim = tb; by = lvl " bandwidth" }
+                        tot_m = 0
+                        if (lim > 0)
+                            printf "  %6s %-8s %-9s %10.6fs %10.6fs %7.1fx   %s\n", "", "", name, t, lim, t / lim, by
+                        else
+                            printf "  %6s %-8s %-9s %10.6fs %11s %8s   (no work)\n", "", "", name, t, "0", "-"
+                        print lim > "/dev/stderr"
+                    }' 2>>"build/limits.sum.$$"
+                done
+                awk -v t="${med[$b,$s,7]}" -v wall="${med[$b,$s,10]}" '{ l += $1 }
+                    END { printf "  %6s %-8s %-9s %10.6fs %10.6fs %8s   (the stages and the readback)\n", "", "", "total", t, l, (l > 0 ? sprintf("%.1fx", t / l) : "-")
+                          printf "  %6s %-8s %-9s %10.6fs %11s %8s   (the whole run: start to the JSON)\n", "", "", "wall", wall, "", "" }' \
+                    "build/limits.sum.$$"
+                rm -f "build/limits.sum.$$"
+            done
+        done
+    fi
+fi
 # The medians as CSV, only when asked for (-c).
 write_csv() {
-    printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps\n"
+    printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps,wall\n"
     for s in $sizes; do
         for b in $backends; do
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
                 "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}" \
-                "${med[$b,$s,7]}" "${med[$b,$s,8]}"
+                "${med[$b,$s,7]}" "${med[$b,$s,8]}" "${med[$b,$s,10]}"
         done
     done
 }
