@@ -27,7 +27,18 @@
  * A triangle is rejected by its box of sample centres first (at --size 4096
  * most fall between samples), then by its area; the swap that orders a front
  * face's vertices is a pair of selects, not a branch, since at a pixel a
- * triangle the sign is as good as random. */
+ * triangle the sign is as good as random.
+ *
+ * Where the time went at --size 512 (a triangle covers about two samples,
+ * a quarter of those that pass the box cover none): per triangle, not per
+ * sample.  So a surface cell whose four vertices' box holds no sample
+ * centre of the strip is skipped before either triangle is set up (at
+ * 512 four cells in ten; most of them at 4096); the depth's setup (a
+ * double division) waits until a sample is found covered; and a box
+ * wider than a few samples (a skirt's column, a spike of the field seen
+ * from the side) finds each row's covered run from the edge functions
+ * (raster_wide) instead of testing every sample.  Each gives the same
+ * samples the same keys, to the bit. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,10 +203,20 @@ static inline wg_svert raster_snap(const wg_eye *v, const float c[3])
     return s;
 }
 
+/* wg_eye_to_camera, the same arithmetic in the same order, inline. */
+static inline void raster_to_camera(const wg_eye *v, const float p[3],
+                                    float out[3])
+{
+    float d[3] = {p[0] - v->pos[0], p[1] - v->pos[1], p[2] - v->pos[2]};
+    out[0] = d[0] * v->right[0] + d[1] * v->right[1] + d[2] * v->right[2];
+    out[1] = d[0] * v->up[0] + d[1] * v->up[1] + d[2] * v->up[2];
+    out[2] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
+}
+
 static inline wg_svert raster_project(const wg_eye *v, const float p[3])
 {
     float c[3];
-    wg_eye_to_camera(v, p, c);
+    raster_to_camera(v, p, c);
     return raster_snap(v, c);
 }
 
@@ -205,12 +226,99 @@ static inline wg_svert raster_project(const wg_eye *v, const float p[3])
  * to one side only. */
 static inline int raster_owns(int64_t dx, int64_t dy)
 {
-    return dy < 0 || (dy == 0 && dx > 0);
+    /* Bitwise, not ||: the edges' directions are as good as random. */
+    return (dy < 0) | ((dy == 0) & (dx > 0));
 }
 
-int wg_raster_triangle(const wg_target *t, const wg_svert *a,
-                       const wg_svert *b, const wg_svert *c, uint64_t id,
-                       int cull)
+/* Narrow [*lo, *hi], offsets along a row of the box, to those m where the
+ * edge function e + m*s is not negative: exactly, a double quotient
+ * corrected by the integers.  *hi < *lo when none is. */
+static void raster_span(int64_t e, int64_t s, int32_t *lo, int32_t *hi)
+{
+    if (s > 0) {
+        if (e >= 0)
+            return;
+        double q = ceil((double)-e / (double)s);
+        if (q > (double)*hi) {
+            *lo = *hi + 1;
+            return;
+        }
+        int64_t m = (int64_t)q;
+        while (m > 0 && e + (m - 1) * s >= 0)
+            m--;
+        while (e + m * s < 0)
+            m++;
+        *lo = m > *lo ? (int32_t)m : *lo;
+    } else if (s < 0) {
+        if (e < 0) {
+            *hi = *lo - 1;
+            return;
+        }
+        double q = floor((double)e / (double)-s);
+        if (q >= (double)*hi)
+            return;
+        int64_t m = (int64_t)q;
+        while (e + (m + 1) * s >= 0)
+            m++;
+        while (m >= 0 && e + m * s < 0)
+            m--;
+        *hi = m < *hi ? (int32_t)m : *hi;
+    } else if (e < 0) {
+        *hi = *lo - 1;
+    }
+}
+
+/* Rows of a box wider than a few samples (a skirt's tall column, a spike
+ * of the field seen from the side): each row's covered run is found from
+ * the three edge functions instead of by testing every sample; the same
+ * samples, and the same depths. */
+static void raster_wide(const wg_target *t, int32_t x0, int32_t x1,
+                        int32_t y0, int32_t y1, const int64_t e[3],
+                        const int64_t sx[3], const int64_t sy[3],
+                        const int64_t ub[3], const int64_t ddx[3],
+                        const int64_t ddy[3], const wg_svert *const v[3],
+                        int64_t area, int back, uint64_t id)
+{
+    int ready = 0;
+    int32_t iw_y = 0;
+    double iw_row0 = 0.0, iw_dx = 0.0, iw_dy = 0.0;
+    int64_t r0 = e[0], r1 = e[1], r2 = e[2];
+    for (int32_t y = y0; y <= y1;
+         y++, r0 += sy[0], r1 += sy[1], r2 += sy[2]) {
+        int32_t lo = 0, hi = x1 - x0;
+        raster_span(r0, sx[0], &lo, &hi);
+        raster_span(r1, sx[1], &lo, &hi);
+        raster_span(r2, sx[2], &lo, &hi);
+        if (lo > hi)
+            continue;
+        if (!ready) {
+            double wsum = 0.0, gx = 0.0, gy = 0.0;
+            for (int k = 0; k < 3; k++) {
+                wsum += (double)ub[k] * v[k]->iw;
+                gx += (double)(-ddy[k]) * v[k]->iw;
+                gy += (double)ddx[k] * v[k]->iw;
+            }
+            double inv = 1.0 / (double)area;
+            iw_row0 = wsum * inv;
+            iw_dx = gx * RASTER_ONE * inv;
+            iw_dy = gy * RASTER_ONE * inv;
+            iw_y = y0;
+            ready = 1;
+        }
+        for (; iw_y < y; iw_y++)
+            iw_row0 += iw_dy;
+        uint64_t *row = t->keys + (size_t)(y - (int32_t)t->y0) * t->w + x0;
+        for (int32_t m = lo; m <= hi; m++) {
+            uint64_t key = wg_key_make(
+                (float)(iw_row0 + (double)m * iw_dx), back, id);
+            row[m] = key < row[m] ? key : row[m];
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) int
+raster_tri(const wg_target *t, const wg_svert *a, const wg_svert *b,
+           const wg_svert *c, uint64_t id, int cull)
 {
     /* Bounding box -> the samples whose centres it holds: first, since
      * it is the cheapest test and at large sizes most triangles fall
@@ -258,45 +366,91 @@ int wg_raster_triangle(const wg_target *t, const wg_svert *a,
     const wg_svert *v[3] = {a, b, c};
     int64_t px = (int64_t)x0 * RASTER_ONE + RASTER_HALF;
     int64_t py = (int64_t)y0 * RASTER_ONE + RASTER_HALF;
-    int64_t e[3], stepx[3], stepy[3];
-    double wsum = 0.0, gx = 0.0, gy = 0.0;
-    for (int k = 0; k < 3; k++) {
-        const wg_svert *p = v[(k + 1) % 3], *q = v[(k + 2) % 3];
-        int64_t dx = (int64_t)q->x - p->x, dy = (int64_t)q->y - p->y;
-        int64_t ek = dx * (py - p->y) - dy * (px - p->x);
-        /* 1/depth is affine on the screen: the barycentric blend of the
-         * vertices' values, from the unbiased edge functions. */
-        wsum += (double)ek * v[k]->iw;
-        gx += (double)(-dy) * v[k]->iw;
-        gy += (double)dx * v[k]->iw;
-        e[k] = ek + (raster_owns(dx, dy) ? 0 : -1);
-        stepx[k] = -dy * RASTER_ONE;
-        stepy[k] = dx * RASTER_ONE;
+    int64_t e[3], ub[3], ddx[3], ddy[3];
+    /* Edge k runs from vertex k+1 to k+2 (mod 3), written out. */
+    ddx[0] = (int64_t)c->x - b->x, ddy[0] = (int64_t)c->y - b->y;
+    ddx[1] = (int64_t)a->x - c->x, ddy[1] = (int64_t)a->y - c->y;
+    ddx[2] = (int64_t)b->x - a->x, ddy[2] = (int64_t)b->y - a->y;
+    ub[0] = ddx[0] * (py - b->y) - ddy[0] * (px - b->x);
+    ub[1] = ddx[1] * (py - c->y) - ddy[1] * (px - c->x);
+    ub[2] = ddx[2] * (py - a->y) - ddy[2] * (px - a->x);
+    for (int k = 0; k < 3; k++)
+        e[k] = ub[k] - 1 + raster_owns(ddx[k], ddy[k]);
+    int64_t sx0 = -ddy[0] * RASTER_ONE, sx1 = -ddy[1] * RASTER_ONE,
+            sx2 = -ddy[2] * RASTER_ONE;
+    int64_t sy0 = ddx[0] * RASTER_ONE, sy1 = ddx[1] * RASTER_ONE,
+            sy2 = ddx[2] * RASTER_ONE;
+    if (x1 - x0 >= 8) {
+        const int64_t sx[3] = {sx0, sx1, sx2}, sy[3] = {sy0, sy1, sy2};
+        raster_wide(t, x0, x1, y0, y1, e, sx, sy, ub, ddx, ddy, v, area,
+                    back, id);
+        return first;
     }
-    double inv = 1.0 / (double)area;
-    double iw_row = wsum * inv, iw_dx = gx * RASTER_ONE * inv,
-           iw_dy = gy * RASTER_ONE * inv;
 
+    /* The coverage first, on the integer edge functions alone: most
+     * triangles at small sizes cover a few samples or none, and the depth's
+     * setup (a division) is made only once one is covered. */
+    int ready = 0;
+    int32_t iw_y = 0;
+    double iw_row0 = 0.0, iw_dx = 0.0, iw_dy = 0.0;
+    int64_t r0 = e[0], r1 = e[1], r2 = e[2];
     for (int32_t y = y0; y <= y1; y++) {
-        int64_t e0 = e[0], e1 = e[1], e2 = e[2];
+        int64_t e0 = r0, e1 = r1, e2 = r2;
         uint64_t *row = t->keys + (size_t)(y - (int32_t)t->y0) * t->w;
         for (int32_t x = x0; x <= x1; x++) {
             if ((e0 | e1 | e2) >= 0) {
-                uint64_t k = wg_key_make(
-                    (float)(iw_row + (double)(x - x0) * iw_dx), back, id);
-                if (k < row[x])
-                    row[x] = k;
+                if (!ready) {
+                    /* 1/depth is affine on the screen: the barycentric
+                     * blend of the vertices' values, from the unbiased
+                     * edge functions at the first sample centre; then
+                     * stepped a row at a time from there. */
+                    double wsum = 0.0, gx = 0.0, gy = 0.0;
+                    for (int k = 0; k < 3; k++) {
+                        wsum += (double)ub[k] * v[k]->iw;
+                        gx += (double)(-ddy[k]) * v[k]->iw;
+                        gy += (double)ddx[k] * v[k]->iw;
+                    }
+                    double inv = 1.0 / (double)area;
+                    iw_row0 = wsum * inv;
+                    iw_dx = gx * RASTER_ONE * inv;
+                    iw_dy = gy * RASTER_ONE * inv;
+                    iw_y = y0;
+                    ready = 1;
+                }
+                /* The row's start: stepped from y0 a row at a time. */
+                for (; iw_y < y; iw_y++)
+                    iw_row0 += iw_dy;
+                double iw_row = iw_row0;
+                for (; x <= x1; x++) {
+                    if ((e0 | e1 | e2) >= 0) {
+                        uint64_t key = wg_key_make(
+                            (float)(iw_row + (double)(x - x0) * iw_dx), back,
+                            id);
+                        if (key < row[x])
+                            row[x] = key;
+                    }
+                    e0 += sx0;
+                    e1 += sx1;
+                    e2 += sx2;
+                }
+                break;
             }
-            e0 += stepx[0];
-            e1 += stepx[1];
-            e2 += stepx[2];
+            e0 += sx0;
+            e1 += sx1;
+            e2 += sx2;
         }
-        e[0] += stepy[0];
-        e[1] += stepy[1];
-        e[2] += stepy[2];
-        iw_row += iw_dy;
+        r0 += sy0;
+        r1 += sy1;
+        r2 += sy2;
     }
     return first;
+}
+
+int wg_raster_triangle(const wg_target *t, const wg_svert *a,
+                       const wg_svert *b, const wg_svert *c, uint64_t id,
+                       int cull)
+{
+    return raster_tri(t, a, b, c, id, cull);
 }
 
 /* Signed distance of camera-space point c inside clip plane k (>= 0 is
@@ -378,7 +532,7 @@ static int raster_one(const wg_target *t, const wg_eye *v, const float *h,
                       const wg_svert *c, uint64_t id, int cull)
 {
     if (a->x != RASTER_OUT && b->x != RASTER_OUT && c->x != RASTER_OUT)
-        return wg_raster_triangle(t, a, b, c, id, cull);
+        return raster_tri(t, a, b, c, id, cull);
     float p[3][3];
     wg_block_triangle(h, n, id, p);
     return raster_clipped(t, v, p, id, cull);
@@ -388,10 +542,13 @@ static int raster_one(const wg_target *t, const wg_eye *v, const float *h,
 static void raster_row(const wg_eye *v, const float *h, uint32_t n, float sp,
                        uint32_t y, uint32_t x0, uint32_t x1, wg_svert *out)
 {
+    /* The eye copied out, so the compiler need not reload it after each
+     * store. */
+    const wg_eye e = *v;
     float p[3];
     for (uint32_t x = x0; x <= x1; x++) {
         raster_vertex(h, n, sp, x, y, 0, 0, p);
-        out[x - x0] = raster_project(v, p);
+        out[x - x0] = raster_project(&e, p);
     }
 }
 
@@ -523,6 +680,34 @@ static uint64_t raster_surface(const wg_target *t, const wg_eye *v,
         raster_row(v, h, n, sp, y, bx, ex, bot);
         uint64_t id = 2 * ((uint64_t)(y - 1) * (n - 1) + bx);
         for (uint32_t i = 0; i < ex - bx; i++, id += 2) {
+            /* A cell whose box holds no sample centre of the strip draws
+             * nothing: skip it before either triangle's setup (each
+             * triangle's own box lies inside the cell's).  A vertex to
+             * clip takes the long way. */
+            const wg_svert *q[4] = {&top[i], &top[i + 1], &bot[i],
+                                    &bot[i + 1]};
+            int32_t minx = q[0]->x, maxx = q[0]->x;
+            int32_t miny = q[0]->y, maxy = q[0]->y;
+            for (int k = 1; k < 4; k++) {
+                minx = q[k]->x < minx ? q[k]->x : minx;
+                maxx = q[k]->x > maxx ? q[k]->x : maxx;
+                miny = q[k]->y < miny ? q[k]->y : miny;
+                maxy = q[k]->y > maxy ? q[k]->y : maxy;
+            }
+            if (minx != RASTER_OUT) {
+                int32_t cx0 = (minx - RASTER_HALF + RASTER_ONE - 1) >>
+                              WG_SUBPIXEL_BITS;
+                int32_t cx1 = (maxx - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+                int32_t cy0 = (miny - RASTER_HALF + RASTER_ONE - 1) >>
+                              WG_SUBPIXEL_BITS;
+                int32_t cy1 = (maxy - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+                cx0 = cx0 < 0 ? 0 : cx0;
+                cx1 = cx1 >= (int32_t)t->w ? (int32_t)t->w - 1 : cx1;
+                cy0 = cy0 < (int32_t)t->y0 ? (int32_t)t->y0 : cy0;
+                cy1 = cy1 >= (int32_t)t->y1 ? (int32_t)t->y1 - 1 : cy1;
+                if (cx0 > cx1 || cy0 > cy1)
+                    continue;
+            }
             /* (a, c, b) and (b, c, d): wg_block_triangle's order. */
             count += (uint64_t)raster_one(t, v, h, n, &top[i], &bot[i],
                                           &top[i + 1], id, cull);

@@ -3,6 +3,7 @@
  * (shade.c), or the map (shade.c), with the timing, the threads, and the
  * count of the memory it takes. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,8 +116,8 @@ void wg_parallel(uint32_t parts, void (*fn)(void *ctx, uint32_t part),
     }
 }
 
-/* Pixel rows per strip.  Each thread draws and shades every parts-th
- * strip with its own keys (32 rows x 1600 samples x 8 bytes = 800 KiB at
+/* Pixel rows per strip.  Each thread draws and shades the next strip not
+ * yet taken with its own keys (32 rows x 1600 samples x 8 bytes = 800 KiB at
  * 800x600 --aa 2, in L2 while it is shaded), so no thread waits for
  * another and the picture is the same for any number of them.
  *
@@ -138,6 +139,7 @@ typedef struct render_job {
     wg_image *img;
     uint32_t aa, parts, strips;
     int cull, map;
+    atomic_uint next; /* strips handed out so far */
     uint64_t *keys[WG_THREADS_MAX];
     uint64_t drawn[WG_THREADS_MAX];
     double raster[WG_THREADS_MAX];
@@ -146,7 +148,17 @@ typedef struct render_job {
 static void render_part(void *arg, uint32_t part)
 {
     render_job *j = arg;
-    for (uint32_t k = part; k < j->strips; k += j->parts) {
+    for (;;) {
+        /* Strips are handed out one at a time to whichever thread is
+         * free, so a thread that drew the sky does not wait for one that
+         * drew the mountains; the picture is the same, each strip being
+         * drawn and shaded alone.  Bottom first: the ground is most often
+         * there, and the dear strips go out before the cheap ones. */
+        uint32_t got = atomic_fetch_add_explicit(&j->next, 1,
+                                                 memory_order_relaxed);
+        if (got >= j->strips)
+            break;
+        uint32_t k = j->strips - 1 - got;
         uint32_t py0 = k * RENDER_STRIP;
         uint32_t py1 = py0 + RENDER_STRIP < j->img->h ? py0 + RENDER_STRIP
                                                       : j->img->h;
@@ -235,6 +247,31 @@ static void render_top_part(void *arg, uint32_t part)
     }
 }
 
+/* What runs before the strips: the sun's sweep on part 0 (the caller's
+ * thread, which holds what it allocates), the sky grid's rows on the
+ * others, or after the sweep when there is one part. */
+typedef struct render_prep {
+    const wg_palette *pal;
+    const float *top;
+    uint8_t *lit;
+    uint32_t n, parts;
+    wg_shader *shader; /* NULL for a map */
+    int failed;
+} render_prep;
+
+static void render_prep_part(void *arg, uint32_t part)
+{
+    render_prep *r = arg;
+    if (part == 0)
+        r->failed = wg_shadow_sweep(r->pal, r->top, r->n, r->lit) != 0;
+    if (!r->shader)
+        return;
+    if (r->parts == 1)
+        wg_shader_sky(r->shader, 0, 1);
+    else if (part > 0)
+        wg_shader_sky(r->shader, part - 1, r->parts - 1);
+}
+
 /* How many threads share the strips: as many as asked (0: one per CPU),
  * but never more than there are CPUs or strips.  A thread beyond either
  * would only take its strip's keys (64 MiB at 16384 wide --aa 4) and a
@@ -262,8 +299,8 @@ static size_t render_keys_bytes(const wg_render_opts *o)
 }
 
 /* wg_render's allocations, in its order: the picture, the sun's share and
- * the surface, the keys and the plan (not for a map), then for a while
- * wg_shadow_sweep's two lines, then the shader (not for a map). */
+ * the surface, the keys and the plan, the shader (none of the three for a
+ * map), then for a while wg_shadow_sweep's two lines. */
 double wg_render_memory(const wg_render_opts *o, uint32_t n)
 {
     double held = (double)o->width * o->height * 3 +
@@ -274,8 +311,7 @@ double wg_render_memory(const wg_render_opts *o, uint32_t n)
     held += (double)render_parts(o, render_strips(o)) *
                 (double)render_keys_bytes(o) +
             (double)wg_plan_bytes(n);
-    double shader = (double)wg_shader_bytes(o->width, o->height);
-    return held + (sweep > shader ? sweep : shader);
+    return held + (double)wg_shader_bytes(o->width, o->height) + sweep;
 }
 
 int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
@@ -291,6 +327,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
                     .map = o->view == WG_VIEW_MAP,
                     .strips = render_strips(o)};
     j.parts = render_parts(o, j.strips);
+    atomic_init(&j.next, 0);
     wg_plan plan = {0};
     wg_shader *shader = NULL;
     uint8_t *lit = wg_render_alloc(wg_cells(f->n));
@@ -328,12 +365,23 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
         goto err;
     }
     double t2 = wg_now();
-    if (wg_shadow_sweep(&pal, top, f->n, lit) != 0 ||
-        (!j.map && !(shader = wg_shader_new(&pal, &eye, f, top, lit, o->aa,
-                                            o->width, o->height)))) {
+    /* The shadows' sweep (one thread: it walks the grid line by line) and
+     * the shader's sky grid (the other threads) at once. */
+    render_prep prep = {.pal = &pal, .top = top, .lit = lit, .n = f->n,
+                        .parts = j.parts};
+    if (!j.map &&
+        !(shader = prep.shader = wg_shader_new(&pal, &eye, f, top, lit, o->aa,
+                                               o->width, o->height))) {
         wg_fail(err, "out of memory for the shading");
         goto err;
     }
+    wg_parallel(j.parts, render_prep_part, &prep);
+    if (prep.failed) {
+        wg_fail(err, "out of memory for the shading");
+        goto err;
+    }
+    if (shader)
+        wg_shader_sky_done(shader);
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
     j.plan = &plan;
     j.shader = shader;

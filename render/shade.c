@@ -393,7 +393,30 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
 {
     float dir[3], p[3][3], e1[3], e2[3], nrm[3], hit[3];
     wg_eye_ray(c->v, sx, sy, dir);
-    wg_block_triangle(c->top, c->n, id, p);
+    uint32_t cx = 0, cy = 0;
+    if (id < c->surface) {
+        /* wg_block_triangle's corners of a surface triangle, the cell
+         * found once for them and for the fields below. */
+        uint32_t n = c->n, cell = (uint32_t)(id >> 1);
+        cy = cell / (n - 1);
+        cx = cell - cy * (n - 1);
+        const float *t = c->top + (size_t)cy * n + cx;
+        float x0 = wg_block_coord(cx, c->sp);
+        float x1 = wg_block_coord(cx + 1, c->sp);
+        float z0 = wg_block_coord(cy, c->sp);
+        float z1 = wg_block_coord(cy + 1, c->sp);
+        if ((id & 1) == 0) { /* (a, c, b) */
+            p[0][0] = x0, p[0][1] = t[0], p[0][2] = z0;
+            p[1][0] = x0, p[1][1] = t[n], p[1][2] = z1;
+            p[2][0] = x1, p[2][1] = t[1], p[2][2] = z0;
+        } else { /* (b, c, d) */
+            p[0][0] = x1, p[0][1] = t[1], p[0][2] = z0;
+            p[1][0] = x0, p[1][1] = t[n], p[1][2] = z1;
+            p[2][0] = x1, p[2][1] = t[n + 1], p[2][2] = z1;
+        }
+    } else {
+        wg_block_triangle(c->top, c->n, id, p);
+    }
     for (int i = 0; i < 3; i++) {
         e1[i] = p[1][i] - p[0][i];
         e2[i] = p[2][i] - p[0][i];
@@ -422,8 +445,6 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     wg_ground g;
     float lit;
     if (id < c->surface) {
-        uint32_t cell = (uint32_t)(id >> 1);
-        uint32_t cx = cell % (c->n - 1), cy = cell / (c->n - 1);
         float u = (hit[0] - wg_block_coord(cx, c->sp)) * c->inv_sp;
         float v = (hit[2] - wg_block_coord(cy, c->sp)) * c->inv_sp;
         shade_field(c, cx, cy, (int)(id & 1), u, v, &g, &lit);
@@ -443,7 +464,6 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         float y = hit[1];
         if (id < c->skirts) {
             float u, v;
-            uint32_t cx, cy;
             shade_cell(c, hit[0], hit[2], &cx, &cy, &u, &v);
             shade_field(c, cx, cy, u + v > 1.0f, u, v, &g, &lit);
             below = (g.h - y) / 0.08f;
@@ -491,8 +511,7 @@ static uint32_t shade_sky_side(uint32_t pixels)
     return pixels / SHADE_SKY_STEP + 2;
 }
 
-static int shade_sky_make(const shade_ctx *c, uint32_t w, uint32_t h,
-                          uint32_t aa, shade_sky *g)
+static int shade_sky_alloc(shade_sky *g, uint32_t w, uint32_t h)
 {
     g->gw = shade_sky_side(w);
     g->gh = shade_sky_side(h);
@@ -503,11 +522,20 @@ static int shade_sky_make(const shade_ctx *c, uint32_t w, uint32_t h,
         wg_render_free(g->exact);
         return -1;
     }
-    memset(g->exact, 0, (size_t)g->gw * g->gh);
+    return 0;
+}
+
+/* Grid rows part, part + parts, ...: the sky at each point, and in exact
+ * whether the point is near the sun (wg_shader_sky_done then marks the
+ * cells around such a point, so no row is written by two threads). */
+static void shade_sky_rows(const shade_ctx *c, shade_sky *g, uint32_t part,
+                           uint32_t parts)
+{
+    uint32_t aa = c->aa;
     /* The halo (toward^64) is 1% of its peak 10 degrees out: inside 12
      * degrees, evaluate exactly. */
     const float near_sun = 0.978f;
-    for (uint32_t j = 0; j < g->gh; j++)
+    for (uint32_t j = part; j < g->gh; j += parts)
         for (uint32_t i = 0; i < g->gw; i++) {
             float dir[3];
             float sx = ((float)(i * SHADE_SKY_STEP) + 0.5f) * (float)aa;
@@ -519,12 +547,24 @@ static int shade_sky_make(const shade_ctx *c, uint32_t w, uint32_t h,
             size_t k = (size_t)j * g->gw + i;
             g->at[k] = wg_sky(c->p, dir);
             const float *sun = c->p->sun;
-            if (dir[0] * sun[0] + dir[1] * sun[1] + dir[2] * sun[2] > near_sun)
-                for (uint32_t dj = 0; dj < 2 && dj <= j; dj++)
-                    for (uint32_t di = 0; di < 2 && di <= i; di++)
-                        g->exact[(j - dj) * g->gw + (i - di)] = 1;
+            g->exact[k] =
+                dir[0] * sun[0] + dir[1] * sun[1] + dir[2] * sun[2] > near_sun;
         }
-    return 0;
+}
+
+/* A grid cell is evaluated exactly where any of its four corners is near
+ * the sun.  In place: cell k reads points k, k+1, k+gw, k+gw+1, which no
+ * earlier cell has rewritten. */
+static void shade_sky_mark(shade_sky *g)
+{
+    for (uint32_t j = 0; j < g->gh; j++)
+        for (uint32_t i = 0; i < g->gw; i++) {
+            size_t k = (size_t)j * g->gw + i;
+            int right = i + 1 < g->gw, down = j + 1 < g->gh;
+            g->exact[k] = g->exact[k] | (right && g->exact[k + 1]) |
+                          (down && g->exact[k + g->gw]) |
+                          (right && down && g->exact[k + g->gw + 1]);
+        }
 }
 
 /* The sky at the centre of pixel (px, py). */
@@ -546,24 +586,23 @@ static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
 /* One pixel: gather its samples (the nearest over the rasteriser parts'
  * keys), then shade it once if they show one stretch of ground, the sky if
  * they show only sky, else every distinct triangle at its own sample. */
-static void shade_pixel(const shade_ctx *c, const shade_sky *sky_grid,
-                        const wg_target *t, uint32_t px, uint32_t py,
-                        uint8_t out[3])
+static inline __attribute__((always_inline)) void
+shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
+            uint32_t px, uint32_t py, uint8_t out[3], uint32_t aa)
 {
-    uint32_t aa = c->aa, ns = aa * aa, rep = (aa / 2) * aa + aa / 2;
+    uint32_t ns = aa * aa, rep = (aa / 2) * aa + aa / 2;
     uint64_t k[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
     uint32_t empty = 0, edge = 0;
     uint64_t dmin = UINT64_MAX, dmax = 0;
+    /* Without a branch per sample: an empty key's depth and id count in
+     * dmax and edge too, but those decide only where no key is empty. */
     for (uint32_t j = 0; j < aa; j++) {
         const uint64_t *row = t->keys + ((size_t)py * aa + j - t->y0) * t->w +
                               (size_t)px * aa;
         for (uint32_t i = 0; i < aa; i++) {
             uint64_t key = row[i];
             k[j * aa + i] = key;
-            if (key == WG_KEY_EMPTY) {
-                empty++;
-                continue;
-            }
+            empty += key == WG_KEY_EMPTY;
             uint64_t d = key >> 36;
             dmin = d < dmin ? d : dmin;
             dmax = d > dmax ? d : dmax;
@@ -639,11 +678,21 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
     };
     s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
-    if (shade_sky_make(&s->c, w, h, aa, &s->sky) != 0) {
+    if (shade_sky_alloc(&s->sky, w, h) != 0) {
         wg_render_free(s);
         return NULL;
     }
     return s;
+}
+
+void wg_shader_sky(wg_shader *s, uint32_t part, uint32_t parts)
+{
+    shade_sky_rows(&s->c, &s->sky, part, parts);
+}
+
+void wg_shader_sky_done(wg_shader *s)
+{
+    shade_sky_mark(&s->sky);
 }
 
 size_t wg_shader_bytes(uint32_t w, uint32_t h)
@@ -664,11 +713,28 @@ void wg_shader_free(wg_shader *s)
 void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
                    uint32_t py1, wg_image *img)
 {
-    for (uint32_t py = py0; py < py1; py++) {
-        uint8_t *out = img->rgb + (size_t)py * img->w * 3;
-        for (uint32_t px = 0; px < img->w; px++, out += 3)
-            shade_pixel(&s->c, &s->sky, t, px, py, out);
+    /* One loop for each --aa, so that the samples' loops unroll. */
+#define SHADE_ROWS(aa)                                                        \
+    for (uint32_t py = py0; py < py1; py++) {                                \
+        uint8_t *out = img->rgb + (size_t)py * img->w * 3;                   \
+        for (uint32_t px = 0; px < img->w; px++, out += 3)                   \
+            shade_pixel(&s->c, &s->sky, t, px, py, out, aa);                 \
     }
+    switch (s->c.aa) {
+    case 1:
+        SHADE_ROWS(1)
+        break;
+    case 2:
+        SHADE_ROWS(2)
+        break;
+    case 3:
+        SHADE_ROWS(3)
+        break;
+    default:
+        SHADE_ROWS(4)
+        break;
+    }
+#undef SHADE_ROWS
 }
 
 /* The map: a sample at world (x, z) sees the surface straight down there,
