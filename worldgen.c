@@ -71,6 +71,8 @@ enum {
     OPT_GLTF,
     OPT_GLTF_ERROR,
     OPT_REGION,
+    OPT_NORMALMAP,
+    OPT_ALBEDO,
     OPT_COUNT
 };
 
@@ -89,6 +91,8 @@ typedef struct settings {
     const char *watermap;          /* --watermap FILE, in heightmap_format's
                                       family: its own extension decides */
     wg_hm_format watermap_format;
+    const char *normalmap;         /* --normalmap FILE.png or FILE.tif */
+    const char *albedo;            /* --albedo FILE.png or FILE.tif */
     const char *json;              /* --json FILE, "-" for stdout */
     int threads;                   /* 0: all cores, or OMP_NUM_THREADS */
     int check;                     /* exit 3 when a backend disagrees */
@@ -158,6 +162,8 @@ static const struct option long_opts[] = {
     {"gltf", required_argument, NULL, OPT_GLTF},
     {"gltf-error", required_argument, NULL, OPT_GLTF_ERROR},
     {"region", required_argument, NULL, OPT_REGION},
+    {"normalmap", required_argument, NULL, OPT_NORMALMAP},
+    {"albedo", required_argument, NULL, OPT_ALBEDO},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -222,6 +228,13 @@ static void usage(FILE *fp)
 "                           override the extension\n"
 "      --watermap FILE      write the water depth (same formats and scale as\n"
 "                           --heightmap: height + water is the water surface)\n"
+"      --normalmap FILE     write the normals, x east, y north, z up: FILE.tif\n"
+"                           (3 bands of float32, georeferenced) or FILE.png\n"
+"                           (16-bit RGB, v*0.5+0.5 scaled to 0..65535, with a\n"
+"                           FILE.pgw world file)\n"
+"      --albedo FILE        write the ground's colour, one pixel a vertex:\n"
+"                           FILE.png (8-bit RGB, with a FILE.pgw world file)\n"
+"                           or FILE.tif (8-bit RGB GeoTIFF)\n"
 "      --obj FILE           also write the mesh as Wavefront OBJ (Y up, metres),\n"
 "                           with FILE.mtl and FILE_albedo.png beside it\n"
 "      --gltf FILE          also write the terrain and its water as binary\n"
@@ -513,9 +526,17 @@ static int check_picture_args(settings *s)
              wg_heightmap_sidecar_of(s->watermap, s->watermap_format,
                                      hdr[1], sizeof hdr[1]) : NULL},
     };
+    /* The PNG maps' world files, beside them. */
+    char wld[2][4096 + 8];
+    const char *nwld = s->normalmap ? wg_worldfile_of(s->normalmap, wld[0],
+                                                      sizeof wld[0]) : NULL;
+    const char *awld = s->albedo ? wg_worldfile_of(s->albedo, wld[1],
+                                                   sizeof wld[1]) : NULL;
     /* Every file the run writes, by the option that names it: no two may
      * be one, and only one may be standard output. */
     struct { const char *opt, *path; } outs[] = {
+        {"normalmap", s->normalmap}, {"albedo", s->albedo},
+        {"normalmap", nwld},         {"albedo", awld},
         {"out", s->out},           {"heightmap", s->heightmap},
         {"watermap", s->watermap}, {"json", s->json},
         {"obj", s->obj},           {"obj", s->obj ? mtl : NULL},
@@ -533,6 +554,14 @@ static int check_picture_args(settings *s)
             if (strcmp(outs[j].opt, "obj") == 0)
                 return usage_error("--obj '%s' writes '%s', which --%s "
                                    "writes too", s->obj, b, outs[i].opt);
+            const char *w = a == nwld || b == nwld ? nwld
+                            : a == awld || b == awld ? awld : NULL;
+            if (w)
+                return usage_error("--%s '%s' writes its world file '%s', "
+                                   "which --%s writes too",
+                                   w == nwld ? "normalmap" : "albedo",
+                                   w == nwld ? s->normalmap : s->albedo, w,
+                                   a == w ? outs[j].opt : outs[i].opt);
             for (int k = 0; k < 2; k++)
                 if (maps[k].side && (a == maps[k].side || b == maps[k].side))
                     return usage_error("--%s '%s' writes its header '%s', "
@@ -734,6 +763,20 @@ static int parse_args(int argc, char **argv, settings *s)
         case OPT_WATERMAP:
             s->watermap = optarg;
             break;
+        case OPT_NORMALMAP:
+        case OPT_ALBEDO: {
+            wg_hm_format f = wg_heightmap_format_of_path(optarg);
+            if (f != WG_HM_PNG && f != WG_HM_TIF)
+                return usage_error("--%s: '%s' is not a .png or .tif file "
+                                   "name (the extension gives the format)",
+                                   c == OPT_ALBEDO ? "albedo" : "normalmap",
+                                   optarg);
+            if (c == OPT_ALBEDO)
+                s->albedo = optarg;
+            else
+                s->normalmap = optarg;
+            break;
+        }
         case OPT_MESH:
             rc = parse_backends("mesh", optarg, &s->mesh_set, &s->mesh_auto);
             s->mesh = optarg;
@@ -930,11 +973,12 @@ static int parse_args(int argc, char **argv, settings *s)
     if (s->region.w && whole)
         return usage_error("%s with --region %s: the picture and the meshes "
                            "are made of whole worlds; a region run writes "
-                           "--heightmap, --watermap and --json", whole,
+                           "--heightmap, --watermap, --normalmap, --albedo "
+                           "and --json", whole,
                            s->region_arg);
     if (!s->out_given && !s->show &&
         (s->heightmap || s->watermap || s->json || s->obj || s->gltf ||
-         s->region.w))
+         s->normalmap || s->albedo || s->region.w))
         s->out = NULL;
     char gerr[WG_ERR_LEN];
     if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
@@ -1261,6 +1305,59 @@ static int write_map(const settings *s, const char *opt, const char *path,
     return 0;
 }
 
+/* Add backend b, not available here for reason 'why', to the skipped
+ * list sk[*nsk], once. */
+static void add_skip(wg_skipped *sk, int *nsk, const wg_backend *b,
+                     const char *why)
+{
+    for (int k = 0; k < *nsk; k++)
+        if (sk[k].backend == b)
+            return;
+    sk[*nsk].backend = b;
+    snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", why);
+}
+
+/* Where wg_backend_fastest reports the backends --mesh auto could have
+ * chosen but are not available (its callback takes no context). */
+static wg_skipped *auto_skipped;
+static int *auto_nskipped;
+
+static void auto_skip(const wg_backend *b, const char *why)
+{
+    add_skip(auto_skipped, auto_nskipped, b, why);
+}
+
+/* Write the normals (--normalmap) or the ground's colour (--albedo) as a
+ * three-band map of the fields' window; *seconds gets the time it took.
+ * Returns 0, or 1 after a message. */
+static int write_rgb_map(const settings *s, const char *opt,
+                         const wg_fields *f, double *seconds)
+{
+    char err[WG_ERR_LEN], params[256];
+    describe(s, params, sizeof params);
+    const wg_png_text text[] = {
+        {"Software", "worldgen " WG_VERSION},
+        {"worldgen", params},
+    };
+    const char *path = opt[0] == 'n' ? s->normalmap : s->albedo;
+    wg_hm_format format = wg_heightmap_format_of_path(path);
+    double t0 = wg_now();
+    progress_say(opt[0] == 'n' ? "writing the normal map"
+                               : "writing the colour map", -1);
+    int rc = opt[0] == 'n'
+                 ? wg_normalmap_save(path, format, f, text, 2, err)
+                 : wg_albedomap_save(path, format, f, s->world.sea,
+                                     (uint32_t)cpu_threads(s), text, 2, err);
+    if (rc != 0) {
+        progress_clear();
+        fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
+                err);
+        return 1;
+    }
+    *seconds = wg_now() - t0;
+    return 0;
+}
+
 /* Which backends this run uses, in the order they run (the registry's:
  * scalar first, the reference).  Returns their number; -1 after a message
  * when the one backend asked for by name is not available.  In a list,
@@ -1274,16 +1371,15 @@ static int choose_backends(const settings *s, const wg_job *job,
     unsigned want = s->mesh_set;
     int lone = !s->mesh_auto && (want & (want - 1)) == 0;
     *nsk = 0;
-    if (s->mesh_auto) { /* the fastest available, running nothing to find it */
-        const wg_backend *b = wg_backend_fastest(job, NULL);
+    if (s->mesh_auto) {
+        /* The fastest available, running nothing to find it; a backend
+         * that could have won but is not available here is reported. */
+        auto_skipped = sk;
+        auto_nskipped = nsk;
+        const wg_backend *b = wg_backend_fastest(job, auto_skip);
         for (size_t i = 0; wg_backends[i]; i++)
             if (wg_backends[i] == b)
                 want |= 1u << i;
-            else if (!(want & 1u << i) &&
-                     wg_backends[i]->probe(job, err) != 0) {
-                sk[*nsk].backend = wg_backends[i];
-                snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
-            }
     }
     /* --check compares with scalar, so scalar runs first when not chosen. */
     if (s->check)
@@ -1298,8 +1394,7 @@ static int choose_backends(const settings *s, const wg_job *job,
                     wg_backends[i]->name, err);
             return -1;
         } else {
-            sk[*nsk].backend = wg_backends[i];
-            snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", err);
+            add_skip(sk, nsk, wg_backends[i], err);
         }
     }
     return n;
@@ -1459,7 +1554,8 @@ static int run(const settings *s, int argc, char **argv)
         .aa = s->render.aa, .map = s->render.view == WG_VIEW_MAP,
         .raster = -1, .shade = -1, .png = -1, .obj = -1, .gltf = -1, .heightmap = -1, .watermap = -1, .png_path = s->out,
         .obj_path = s->obj, .gltf_path = s->gltf,
-        .heightmap_path = s->heightmap,
+        .heightmap_path = s->heightmap, .normalmap = -1, .albedo = -1,
+        .normalmap_path = s->normalmap, .albedo_path = s->albedo,
         .watermap_path = s->watermap,
     };
     if (s->heightmap &&
@@ -1470,13 +1566,17 @@ static int run(const settings *s, int argc, char **argv)
         write_map(s, "watermap", s->watermap, s->watermap_format, f->water,
                   f, &rep.watermap) != 0)
         goto out;
+    if (s->normalmap && write_rgb_map(s, "normalmap", f, &rep.normalmap))
+        goto out;
+    if (s->albedo && write_rgb_map(s, "albedo", f, &rep.albedo))
+        goto out;
     /* The picture last: the other outputs do not wait for it. */
     if ((s->out || s->obj || s->gltf) &&
         write_picture(s, f, &rep, &img) != 0)
         goto out;
     progress_clear();
-    if (!s->quiet &&
-        (s->out || s->obj || s->gltf || s->heightmap || s->watermap)) {
+    if (!s->quiet && (s->out || s->obj || s->gltf || s->heightmap ||
+                       s->watermap || s->normalmap || s->albedo)) {
         fputc('\n', tables);
         wg_report_render(tables, &rep);
     }
@@ -1490,6 +1590,8 @@ static int run(const settings *s, int argc, char **argv)
         .water = s->histogram ? &ws : NULL, .threads = threads,
         .argc = argc, .argv = argv, .wall = wg_now() - start,
     };
+    if (!s->quiet)
+        wg_report_wall(tables, jr.wall);
     if (s->json && write_json(s, &jr) != 0)
         goto out;
     if (s->show) {

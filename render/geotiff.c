@@ -161,7 +161,16 @@ int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
                      const char *software, const char *description,
                      char *err)
 {
-    (void)fp, (void)field, (void)n, (void)r, (void)software, (void)description;
+    return wg_geotiff_write_bands(fp, field, 1, 32, n, r, software,
+                                  description, err);
+}
+
+int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
+                           uint32_t n, wg_rect r, const char *software,
+                           const char *description, char *err)
+{
+    (void)fp, (void)pixels, (void)bands, (void)bits, (void)n, (void)r;
+    (void)software, (void)description;
     return wg_fail(err, "this worldgen was built without libtiff and "
                    "libgeotiff (make deps installs libtiff-dev and "
                    "libgeotiff-dev; then make)");
@@ -309,12 +318,15 @@ static FILE *tif_tmpfile(char *err)
     return fp;
 }
 
-/* Write the TIFF itself to a seekable fp. */
-static int tif_write_all(FILE *fp, const float *field, uint32_t n, wg_rect r,
-                         const char *software, const char *description,
-                         char *err)
+/* Write the TIFF itself to a seekable fp: 'bands' samples a pixel,
+ * interleaved, float32 (bits 32) or uint8 (bits 8). */
+static int tif_write_all(FILE *fp, const void *pixels, int bands, int bits,
+                         uint32_t n, wg_rect r, const char *software,
+                         const char *description, char *err)
 {
     enum { B = WG_GEOTIFF_BLOCK };
+    const size_t px = (size_t)bands * (size_t)(bits / 8); /* bytes a pixel */
+    const uint8_t *field = pixels;
     tif_io io = {.fp = fp};
     pthread_once(&tif_once, tif_init);
     TIFFOpenOptions *opt = TIFFOpenOptionsAlloc();
@@ -326,26 +338,37 @@ static int tif_write_all(FILE *fp, const float *field, uint32_t n, wg_rect r,
      * GiB of offsets; chosen from the size alone, so output stays a
      * function of the input. */
     uint64_t across = (r.w + B - 1) / B, down = (r.h + B - 1) / B;
-    int big = across * down * B * B * 4 > GEOTIFF_BIG_AT;
+    int big = across * down * B * B * px > GEOTIFF_BIG_AT;
     TIFF *tif = TIFFClientOpenExt("worldgen", big ? "w8" : "w", &io, tif_read,
                                   tif_write, tif_seek, tif_close, tif_size,
                                   tif_map, tif_unmap, opt);
     TIFFOpenOptionsFree(opt);
-    float *tile = NULL;
+    uint8_t *tile = NULL;
     GTIF *gt = NULL;
     int ok = tif != NULL;
+    /* 8-bit RGB is a colour picture; other bands past the first are
+     * "unspecified" extra samples, which GDAL reads as bands. */
+    const int rgb = bits == 8 && bands == 3;
+    uint16_t extra[3] = {EXTRASAMPLE_UNSPECIFIED, EXTRASAMPLE_UNSPECIFIED,
+                         EXTRASAMPLE_UNSPECIFIED};
     if (ok) {
         ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, r.w) &&
              TIFFSetField(tif, TIFFTAG_IMAGELENGTH, r.h) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, 1) &&
-             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, 32) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP) &&
-             TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
+             TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, bands) &&
+             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits) &&
+             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT,
+                          bits == 32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT) &&
+             TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
+                          rgb ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK) &&
+             (rgb || bands == 1 ||
+              TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, bands - 1, extra)) &&
              TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
              TIFFSetField(tif, TIFFTAG_TILEWIDTH, B) &&
              TIFFSetField(tif, TIFFTAG_TILELENGTH, B) &&
              TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
-             TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_FLOATINGPOINT) &&
+             TIFFSetField(tif, TIFFTAG_PREDICTOR,
+                          bits == 32 ? PREDICTOR_FLOATINGPOINT
+                                     : PREDICTOR_HORIZONTAL) &&
              TIFFSetField(tif, TIFFTAG_ZIPQUALITY, 6) &&
              TIFFSetField(tif, TIFFTAG_SOFTWARE, software ? software : "worldgen") &&
              (!description ||
@@ -370,7 +393,7 @@ static int tif_write_all(FILE *fp, const float *field, uint32_t n, wg_rect r,
              GTIFWriteKeys(gt);
     }
     if (ok) {
-        tile = malloc((size_t)B * B * sizeof *tile);
+        tile = malloc((size_t)B * B * px);
         if (!tile) {
             TIFFClose(tif);
             GTIFFree(gt);
@@ -385,12 +408,12 @@ static int tif_write_all(FILE *fp, const float *field, uint32_t n, wg_rect r,
             uint32_t w = r.w - x0 < B ? r.w - x0 : B;
             uint32_t h = r.h - y0 < B ? r.h - y0 : B;
             if (w < B || h < B)
-                memset(tile, 0, (size_t)B * B * sizeof *tile);
+                memset(tile, 0, (size_t)B * B * px);
             for (uint32_t y = 0; y < h; y++)
-                memcpy(tile + (size_t)y * B,
-                       field + (size_t)(y0 + y) * r.w + x0, w * sizeof *tile);
+                memcpy(tile + (size_t)y * B * px,
+                       field + ((size_t)(y0 + y) * r.w + x0) * px, w * px);
             ok = TIFFWriteEncodedTile(tif, TIFFComputeTile(tif, x0, y0, 0, 0),
-                                      tile, (tmsize_t)B * B * 4) >= 0;
+                                      tile, (tmsize_t)((size_t)B * B * px)) >= 0;
         }
     free(tile);
     /* TIFFClose says nothing of what fails there: flush first. */
@@ -411,16 +434,29 @@ int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
                      const char *software, const char *description,
                      char *err)
 {
+    return wg_geotiff_write_bands(fp, field, 1, 32, n, r, software,
+                                  description, err);
+}
+
+int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
+                           uint32_t n, wg_rect r, const char *software,
+                           const char *description, char *err)
+{
+    if (bands < 1 || bands > 4 || (bits != 8 && bits != 32))
+        return wg_fail(err, "%d bands of %d bits: not a GeoTIFF worldgen "
+                       "writes", bands, bits);
     if (n < 2 || r.w == 0 || r.h == 0 || r.x >= n || r.y >= n ||
         r.w > n - r.x || r.h > n - r.y)
         return wg_fail(err, "window %ux%u at (%u, %u) is not inside the "
                        "%ux%u world", r.w, r.h, r.x, r.y, n, n);
     if (tif_in_place(fp))
-        return tif_write_all(fp, field, n, r, software, description, err);
+        return tif_write_all(fp, pixels, bands, bits, n, r, software,
+                             description, err);
     FILE *tmp = tif_tmpfile(err);
     if (!tmp)
         return -1;
-    int rc = tif_write_all(tmp, field, n, r, software, description, err);
+    int rc = tif_write_all(tmp, pixels, bands, bits, n, r, software,
+                           description, err);
     if (rc == 0 && fflush(tmp) != 0)
         rc = wg_fail(err, "the temporary TIFF: %s", strerror(errno));
     if (rc == 0)

@@ -56,6 +56,16 @@ int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
                      const char *software, const char *description,
                      char *err);
 
+/* The same for a raster of 'bands' (1..4) samples a pixel, interleaved
+ * (pixel-major), each a float32 (bits 32) or a uint8 (bits 8): 'pixels'
+ * holds r.w * r.h of them, row-major.  Deflate with the floating-point
+ * predictor for float32, the horizontal one for uint8; 3 bands of uint8
+ * are RGB, other bands past the first extra samples (GDAL reads them all
+ * as bands), georeferenced as above. */
+int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
+                           uint32_t n, wg_rect r, const char *software,
+                           const char *description, char *err);
+
 /* Write to fp the VRT (GDAL's virtual raster) of the whole N-sided world
  * made of 'ntiles' worldgen GeoTIFFs: tile i is the file paths[i] (a
  * relative name is taken relative to the VRT's folder, as GDAL does) and

@@ -15,6 +15,7 @@
 #include "backends/backend.h"
 #include "geotiff.h"
 #include "heightmap.h"
+#include "obj.h"
 #include "outfile.h"
 
 wg_hm_format wg_heightmap_format_named(const char *name)
@@ -317,4 +318,152 @@ fail:
     wg_outfile_abort(&o[1]);
     wg_outfile_abort(&o[0]);
     return -1;
+}
+
+/* ---- normal and albedo maps ---------------------------------------------- */
+
+uint16_t wg_normal_to_u16(float v)
+{
+    double q = floor(((double)v * 0.5 + 0.5) * 65535.0 + 0.5);
+    if (!(q > 0.0))
+        return 0;
+    return q > 65535.0 ? 65535 : (uint16_t)q;
+}
+
+const char *wg_worldfile_of(const char *path, char *buf, size_t len)
+{
+    if (wg_heightmap_format_of_path(path) != WG_HM_PNG ||
+        wg_outfile_is_stdout(path) || strncmp(path, "/dev/fd/", 8) == 0 ||
+        strncmp(path, "/dev/std", 8) == 0 || strncmp(path, "/proc/", 6) == 0)
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return NULL;
+    const char *dot = strrchr(path, '.');
+    size_t keep = (size_t)(dot - path) + 1;
+    if (keep + 4 > len)
+        return NULL;
+    int upper = strcmp(dot + 1, "PNG") == 0;
+    memcpy(buf, path, keep);
+    strcpy(buf + keep, upper ? "PGW" : "pgw");
+    return buf;
+}
+
+int wg_worldfile_write(FILE *fp, uint32_t n, wg_rect r, char *err)
+{
+    if (heightmap_window_ok(n, r, err) != 0)
+        return -1;
+    errno = 0;
+    double s = 6.0 / (double)(n - 1);
+    fprintf(fp, "%.17g\n0\n0\n%.17g\n%.17g\n%.17g\n", s, -s,
+            wg_geo_easting(r.x, n), wg_geo_northing(r.y, n));
+    if (ferror(fp))
+        return heightmap_write_error(err);
+    return 0;
+}
+
+/* Write an image map, 'bands' samples a pixel of 'bits' (8, 16 for PNG, 32
+ * for TIF), interleaved, to fp in format fmt. */
+static int rgbmap_write(FILE *fp, wg_hm_format fmt, const void *pix,
+                        int bits, uint32_t n, wg_rect r,
+                        const wg_png_text *text, int ntext, char *err)
+{
+    errno = 0;
+    if (fmt == WG_HM_PNG)
+        return wg_png_write(fp, r.w, r.h, bits, 3, pix,
+                            (size_t)r.w * 3 * (size_t)(bits / 8), text, ntext,
+                            err);
+    char *desc = heightmap_description(text, ntext);
+    int rc = wg_geotiff_write_bands(fp, pix, 3, bits, n, r,
+                                    heightmap_software(text, ntext), desc, err);
+    free(desc);
+    return rc;
+}
+
+/* Save an image map and, for a PNG renamed into place, its world file, as
+ * one set (wg_heightmap_save). */
+static int rgbmap_save(const char *path, wg_hm_format fmt, const void *pix,
+                       int bits, uint32_t n, wg_rect r,
+                       const wg_png_text *text, int ntext, char *err)
+{
+    wg_outfile o[2];
+    memset(o, 0, sizeof o);
+    char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
+    if (wg_outfile_open(&o[0], path, err) != 0)
+        return -1;
+    if (rgbmap_write(o[0].fp, fmt, pix, bits, n, r, text, ntext, err) != 0)
+        goto fail;
+    int files = 1;
+    if (o[0].slot >= 0 && fmt == WG_HM_PNG &&
+        wg_worldfile_of(path, side, sizeof side)) {
+        if (wg_outfile_open(&o[1], side, why) != 0 ||
+            wg_worldfile_write(o[1].fp, n, r, why) != 0) {
+            wg_fail(err, "its world file '%s': %s",
+                    wg_outfile_shown(side, shown), why);
+            goto fail;
+        }
+        files = 2;
+    }
+    int failed = 0;
+    if (wg_outfile_commit_set(o, files, &failed, why) != 0) {
+        if (failed == 1)
+            return wg_fail(err, "its world file '%s': %s",
+                           wg_outfile_shown(side, shown), why);
+        return wg_fail(err, "%s", why);
+    }
+    return 0;
+fail:
+    wg_outfile_abort(&o[1]);
+    wg_outfile_abort(&o[0]);
+    return -1;
+}
+
+static int rgbmap_check(wg_hm_format fmt, const wg_fields *f, char *err)
+{
+    if (fmt != WG_HM_PNG && fmt != WG_HM_TIF)
+        return wg_fail(err, "a normal or albedo map is .png or .tif");
+    return heightmap_window_ok(f->n, f->r, err);
+}
+
+int wg_normalmap_save(const char *path, wg_hm_format fmt, const wg_fields *f,
+                      const wg_png_text *text, int ntext, char *err)
+{
+    if (rgbmap_check(fmt, f, err) != 0)
+        return -1;
+    size_t cells = wg_fields_cells(f);
+    int png = fmt == WG_HM_PNG;
+    void *pix = malloc(cells * 3 * (png ? sizeof(uint16_t) : sizeof(float)));
+    if (!pix)
+        return wg_fail(err, "out of memory for a %ux%u normal map", f->r.w,
+                       f->r.h);
+    /* Map axes: x east (X), y north (-Z), z up (Y). */
+    for (size_t k = 0; k < cells; k++) {
+        float v[3] = {f->nx[k], -f->nz[k], f->ny[k]};
+        for (int c = 0; c < 3; c++) {
+            if (png)
+                ((uint16_t *)pix)[3 * k + c] = wg_normal_to_u16(v[c]);
+            else
+                ((float *)pix)[3 * k + c] = v[c];
+        }
+    }
+    int rc = rgbmap_save(path, fmt, pix, png ? 16 : 32, f->n, f->r, text,
+                         ntext, err);
+    free(pix);
+    return rc;
+}
+
+int wg_albedomap_save(const char *path, wg_hm_format fmt, const wg_fields *f,
+                      float sea, uint32_t threads, const wg_png_text *text,
+                      int ntext, char *err)
+{
+    if (rgbmap_check(fmt, f, err) != 0)
+        return -1;
+    uint8_t *rgb = malloc(wg_fields_cells(f) * 3);
+    if (!rgb)
+        return wg_fail(err, "out of memory for a %ux%u albedo map", f->r.w,
+                       f->r.h);
+    wg_albedo_map_make(f, sea, threads, rgb);
+    int rc = rgbmap_save(path, fmt, rgb, 8, f->n, f->r, text, ntext, err);
+    free(rgb);
+    return rc;
 }

@@ -85,4 +85,49 @@ int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
                       uint32_t n, wg_rect r, const wg_png_text *text,
                       int ntext, char *err);
 
+/* ---- normal and albedo maps (--normalmap, --albedo) ----------------------
+ *
+ * One pixel a vertex of the fields' window (f->r), row 0 its top, in PNG
+ * or TIF (wg_heightmap_format_of_path: only those two).  The normal map's
+ * three bands are the normal in map axes: x east, y north, z up, that is
+ * nx, -nz, ny of the world's (Y up, Z south); its TIF is float32, exact,
+ * its PNG 16-bit RGB, each component v as round((v * 0.5 + 0.5) * 65535)
+ * (wg_normal_to_u16).  The albedo map is 8-bit RGB (wg_albedo_map_make)
+ * in both.  A TIF is georeferenced as the height map's; a PNG gets a
+ * world file beside it (wg_worldfile_of), which GDAL reads for its
+ * geotransform, so gdalbuildvrt places PNG tiles too. */
+
+/* A normal component -1..1 as a 16-bit sample: round((v*0.5+0.5)*65535),
+ * clamped. */
+uint16_t wg_normal_to_u16(float v);
+
+struct wg_fields; /* backends/backend.h */
+
+/* The world file's name for a PNG map written to 'path', in buf[len]:
+ * the extension's first and last letters and 'w' in its place (map.png:
+ * map.pgw; MAP.PNG: MAP.PGW), as GDAL looks for it.  NULL when it gets
+ * none: not a .png, standard output, a descriptor, a device, FIFO or
+ * socket, a name with no room. */
+const char *wg_worldfile_of(const char *path, char *buf, size_t len);
+
+/* Write the world file of window r of an N-sided world: the pixel size
+ * S, 0, 0, -S and the centre of the top-left pixel (its first vertex,
+ * wg_geo_easting / wg_geo_northing), each to 17 digits.  Returns 0, or
+ * -1 with the reason in err. */
+int wg_worldfile_write(FILE *fp, uint32_t n, wg_rect r, char *err);
+
+/* Write the normal map of fields f to 'path' in format fmt (WG_HM_PNG or
+ * WG_HM_TIF), with its world file for a PNG as one set (both or neither,
+ * as wg_heightmap_save).  'text' as wg_heightmap_write_rect.  Returns 0,
+ * or -1 with the reason in err. */
+int wg_normalmap_save(const char *path, wg_hm_format fmt,
+                      const struct wg_fields *f, const wg_png_text *text,
+                      int ntext, char *err);
+
+/* The same for the albedo map of f (the sea at 'sea'), made on 'threads'
+ * threads (0: one per CPU). */
+int wg_albedomap_save(const char *path, wg_hm_format fmt,
+                      const struct wg_fields *f, float sea, uint32_t threads,
+                      const wg_png_text *text, int ntext, char *err);
+
 #endif

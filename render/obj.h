@@ -38,6 +38,16 @@ void wg_texture_make(const wg_fields *f, float sea, uint32_t side,
 void wg_texture_make_threads(const wg_fields *f, float sea, uint32_t side,
                              uint32_t threads, uint8_t *rgb);
 
+/* The albedo map (--albedo) of f, whole or a window (f->r): one texel a
+ * vertex, rgb[r.w * r.h * 3], texel (i, j) vertex (r.x + i, r.y + j) of
+ * the world, coloured as wg_texture_make colours it but from the vertex's
+ * own values alone (its water too: the depth to the sea under the sea,
+ * else its own depth, without wg_water_shown's filling of gaps from the
+ * neighbours), so that a tile's map is the whole world's, bit for bit.
+ * 'threads' as wg_texture_make_threads.  This function can't fail. */
+void wg_albedo_map_make(const wg_fields *f, float sea, uint32_t threads,
+                        uint8_t *rgb);
+
 /* Write the OBJ of field f (its sea at 'sea') to fp: the lines of 'header'
  * as comments, then 'mtllib mtl_name', object 'terrain' (its N*N
  * vertices, texture coordinates for a texture of tex_side texels, normals

@@ -259,6 +259,8 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
         const struct { const char *name, *path; double t; } wr[] = {
             {"heightmap", rr->heightmap_path, rr->heightmap},
             {"watermap", rr->watermap_path, rr->watermap},
+            {"normalmap", rr->normalmap_path, rr->normalmap},
+            {"albedo", rr->albedo_path, rr->albedo},
             {"png", rr->png_path, rr->png},
             {"obj", rr->obj_path, rr->obj},
             {"gltf", rr->gltf_path, rr->gltf},
@@ -344,6 +346,8 @@ void wg_report_render(FILE *fp, const wg_render_report *r)
     const struct { const char *name, *path, *more; double t; } wr[] = {
         {"heightmap", r->heightmap_path, "", r->heightmap},
         {"watermap", r->watermap_path, "", r->watermap},
+        {"normalmap", r->normalmap_path, "", r->normalmap},
+        {"albedo", r->albedo_path, "", r->albedo},
         {"png", r->png_path, "", r->png},
         {"obj", r->obj_path, " (+ .mtl, _albedo.png)", r->obj},
         {"gltf", r->gltf_path, "", r->gltf},

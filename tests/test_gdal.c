@@ -13,6 +13,7 @@
 #include "backends/backend.h"
 #include "render/geotiff.h"
 #include "render/heightmap.h"
+#include "render/obj.h"
 #include "render/outfile.h"
 #include "test.h"
 
@@ -696,5 +697,216 @@ WG_TEST(gdal_cli_sidecar_names_are_outputs_too)
     c = gd_run("--heightmap gd-h.pfm --watermap gd-w.pfm && "
                "ls gd-h.pfm.hdr gd-w.pfm.hdr");
     CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* ---- normal and albedo maps: whole and tiled runs line up ---------------- */
+
+#define GD_NM 100
+#define GD_NM_RUN "./worldgen --size 100 --erosion 2 --hydraulic 5 --mesh scalar " \
+                  "-q --no-image"
+
+/* Four uneven tiles of the 100-sided world. */
+static const wg_rect gd_nm_wins[4] = {
+    {0, 0, 60, 45}, {60, 0, 40, 45}, {0, 45, 37, 55}, {37, 45, 63, 55},
+};
+
+/* The world the CLI lines above make (its defaults: octaves 6, seed 1234,
+ * sea 0.25). */
+static const wg_world gd_nm_world = {.size = GD_NM, .octaves = 6,
+                                     .passes = 2, .steps = 5, .sea = 0.25f,
+                                     .seed = 1234};
+
+/* Band 1..3 of 'path' as GDAL reads them, band after band (BSQ).  Caller
+ * frees. */
+static void *gd_bands(const char *path, size_t *len)
+{
+    static int serial;
+    char raw[512], name[64];
+    snprintf(name, sizeof name, "gd-bands-%d.raw", serial++);
+    gd_path(raw, name);
+    wg_cli c = gd_sh("gdal_translate -q -of ENVI -co INTERLEAVE=BSQ '%s' '%s'",
+                     path, raw);
+    CHECK(c.status == 0, "gdal_translate %s: %s", path, c.err);
+    wg_cli_free(&c);
+    *len = 0;
+    return wg_read_file(raw, len);
+}
+
+/* 'path' has three bands of 'type' and w x h pixels. */
+static void gd_check_rgb(const char *path, const char *driver,
+                         const char *type, uint32_t w, uint32_t h)
+{
+    gd_info i = gd_gdalinfo(path);
+    CHECK(strcmp(i.driver, driver) == 0 && strcmp(i.type, type) == 0 &&
+          i.w == w && i.h == h, "%s: %s %s %ldx%ld", path, i.driver, i.type,
+          i.w, i.h);
+    wg_cli c = gd_sh("gdalinfo '%s'", path);
+    CHECK(c.status == 0 && strstr(c.out, "Band 3 ") && !strstr(c.out, "Band 4 "),
+          "%s: not three bands: %s", path, c.out);
+    wg_cli_free(&c);
+}
+
+/* Write --opt as whole-world files gd-OPT-whole.EXT and the four tiles
+ * gd-OPT-K.EXT; check each tile's size and geotransform (the height
+ * GeoTIFF's for the same window), then that the tiles, mosaicked by
+ * gdalbuildvrt and gdal_translate, are the whole world's map to the bit. */
+static void gd_nm_tiles(const char *opt, const char *ext, const char *driver,
+                        const char *type)
+{
+    wg_cli c = gd_sh(GD_NM_RUN " --%s gd-%s-whole.%s --heightmap gd-%s-h.tif",
+                     opt, opt, ext, opt);
+    CHECK(c.status == 0, "--%s whole: %s", opt, c.err);
+    wg_cli_free(&c);
+    char path[512], name[128];
+    snprintf(name, sizeof name, "gd-%s-whole.%s", opt, ext);
+    gd_check_rgb(gd_path(path, name), driver, type, GD_NM, GD_NM);
+    gd_info i = gd_gdalinfo(path);
+    gd_check_gt(&i, GD_NM, wg_rect_world(GD_NM), name);
+    for (int k = 0; k < 4; k++) {
+        wg_rect r = gd_nm_wins[k];
+        c = gd_sh(GD_NM_RUN " --region %u,%u,%u,%u --%s gd-%s-%d.%s "
+                  "--heightmap gd-%s-h%d.tif", r.x, r.y, r.w, r.h, opt, opt,
+                  k, ext, opt, k);
+        CHECK(c.status == 0, "--%s tile %d: %s", opt, k, c.err);
+        wg_cli_free(&c);
+        snprintf(name, sizeof name, "gd-%s-%d.%s", opt, k, ext);
+        gd_check_rgb(gd_path(path, name), driver, type, r.w, r.h);
+        i = gd_gdalinfo(path);
+        gd_check_gt(&i, GD_NM, r, name);
+        /* The height GeoTIFF of the same window says the same. */
+        snprintf(name, sizeof name, "gd-%s-h%d.tif", opt, k);
+        gd_info hi = gd_gdalinfo(gd_path(path, name));
+        CHECK(hi.has_gt && memcmp(hi.gt, i.gt, sizeof i.gt) == 0,
+              "--%s tile %d: not the height map's geotransform", opt, k);
+    }
+    c = gd_sh("gdalbuildvrt -q gd-%s-m.vrt gd-%s-0.%s gd-%s-1.%s gd-%s-2.%s "
+              "gd-%s-3.%s && gdal_translate -q gd-%s-m.vrt gd-%s-m.tif", opt,
+              opt, ext, opt, ext, opt, ext, opt, ext, opt, opt);
+    CHECK(c.status == 0, "--%s mosaic: %s", opt, c.err);
+    wg_cli_free(&c);
+    snprintf(name, sizeof name, "gd-%s-m.tif", opt);
+    i = gd_gdalinfo(gd_path(path, name));
+    CHECK(i.w == GD_NM && i.h == GD_NM, "%s: %ldx%ld", name, i.w, i.h);
+    gd_check_gt(&i, GD_NM, wg_rect_world(GD_NM), name);
+    size_t la, lb;
+    unsigned char *a = gd_bands(path, &la);
+    snprintf(name, sizeof name, "gd-%s-whole.%s", opt, ext);
+    unsigned char *b = gd_bands(gd_path(path, name), &lb);
+    size_t at = 0;
+    while (a && b && at < la && at < lb && a[at] == b[at])
+        at++;
+    CHECK(a && b && la == lb && la > 0 && at == la,
+          "--%s .%s: the mosaic of the tiles is not the whole map to the bit "
+          "(%zu and %zu bytes, the first difference at byte %zu)", opt, ext,
+          la, lb, at);
+    free(a);
+    free(b);
+}
+
+WG_TEST(gdal_normalmap_tif_tiles_line_up)
+{
+    CHECK(wg_geotiff_available(), "built without GeoTIFF");
+    gd_nm_tiles("normalmap", "tif", "GTiff", "Float32");
+}
+
+WG_TEST(gdal_normalmap_png_tiles_line_up)
+{
+    gd_nm_tiles("normalmap", "png", "PNG", "UInt16");
+}
+
+WG_TEST(gdal_albedo_tif_tiles_line_up)
+{
+    CHECK(wg_geotiff_available(), "built without GeoTIFF");
+    gd_nm_tiles("albedo", "tif", "GTiff", "Byte");
+}
+
+WG_TEST(gdal_albedo_png_tiles_line_up)
+{
+    gd_nm_tiles("albedo", "png", "PNG", "Byte");
+}
+
+/* The maps hold the world's values: the normal x east, y north, z up
+ * (exact in the TIF, v*0.5+0.5 of 65535 in the PNG) and the albedo of
+ * wg_albedo_map_make. */
+WG_TEST(gdal_normal_and_albedo_maps_hold_the_world)
+{
+    CHECK(wg_geotiff_available(), "built without GeoTIFF");
+    wg_cli c = gd_sh(GD_NM_RUN " --normalmap gd-v.tif "
+                     "--albedo gd-v-a.tif && " GD_NM_RUN " --normalmap gd-v.png "
+                     "--albedo gd-v-a.png");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    wg_fields f;
+    if (wg_make_world("scalar", &gd_nm_world, 0, &f) != 0)
+        return;
+    size_t cells = wg_fields_cells(&f), len;
+    char path[512];
+    const float *comp[3] = {f.nx, f.nz, f.ny};
+    float *v = gd_bands(gd_path(path, "gd-v.tif"), &len);
+    int bad = 0;
+    for (size_t k = 0; v && len == cells * 12 && k < cells; k++)
+        for (int b = 0; b < 3; b++)
+            bad += v[b * cells + k] != (b == 1 ? -comp[b][k] : comp[b][k]);
+    CHECK(v && len == cells * 12 && bad == 0, "normal TIF: %d samples differ",
+          bad);
+    free(v);
+    uint16_t *q = gd_bands(gd_path(path, "gd-v.png"), &len);
+    bad = 0;
+    for (size_t k = 0; q && len == cells * 6 && k < cells; k++)
+        for (int b = 0; b < 3; b++)
+            bad += q[b * cells + k] !=
+                   wg_normal_to_u16(b == 1 ? -comp[b][k] : comp[b][k]);
+    CHECK(q && len == cells * 6 && bad == 0, "normal PNG: %d samples differ",
+          bad);
+    free(q);
+    CHECK(wg_normal_to_u16(-1.0f) == 0 && wg_normal_to_u16(1.0f) == 65535 &&
+          wg_normal_to_u16(0.0f) == 32768);
+    uint8_t *want = malloc(cells * 3);
+    if (want)
+        wg_albedo_map_make(&f, gd_nm_world.sea, 0, want);
+    const char *names[2] = {"gd-v-a.tif", "gd-v-a.png"};
+    for (int n = 0; want && n < 2; n++) {
+        uint8_t *a = gd_bands(gd_path(path, names[n]), &len);
+        bad = 0;
+        for (size_t k = 0; a && len == cells * 3 && k < cells; k++)
+            for (int b = 0; b < 3; b++)
+                bad += a[b * cells + k] != want[3 * k + b];
+        CHECK(a && len == cells * 3 && bad == 0, "%s: %d samples differ",
+              names[n], bad);
+        free(a);
+    }
+    free(want);
+    wg_fields_free(&f);
+}
+
+/* The PNG maps' world files are outputs of the run (checked against the
+ * others) and part of the map's set; the extension must be .png or .tif. */
+WG_TEST(gdal_cli_normal_and_albedo_names)
+{
+    wg_cli c = gd_run("--normalmap gd-n.png --json gd-n.pgw");
+    CHECK(c.status == 2 && strstr(c.err, "writes its world file 'gd-n.pgw'"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = gd_run("--albedo gd-a.png --normalmap gd-a.png");
+    CHECK(c.status == 2 && strstr(c.err, "same file"), "%d %s", c.status,
+          c.err);
+    wg_cli_free(&c);
+    c = gd_run("--albedo gd-a.jpg");
+    CHECK(c.status == 2 && strstr(c.err, "not a .png or .tif"), "%d %s",
+          c.status, c.err);
+    wg_cli_free(&c);
+    c = gd_run("--normalmap - ");
+    CHECK(c.status == 2, "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = gd_run("--albedo gd-a.png --normalmap gd-b.PNG && ls gd-a.pgw "
+               "gd-b.PGW && test ! -e gd-a.png.pgw");
+    CHECK(c.status == 0, "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+    /* A world file that cannot be written: neither file appears. */
+    c = gd_sh("mkdir gd-wld.pgw && ./worldgen --size 45 -q --no-image "
+              "--albedo gd-wld.png; s=$?; test ! -e gd-wld.png && exit $s");
+    CHECK(c.status == 1 && strstr(c.err, "world file"), "%d %s", c.status,
+          c.err);
     wg_cli_free(&c);
 }
