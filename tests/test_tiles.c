@@ -406,6 +406,151 @@ WG_TEST(tiles_slurm_array_is_the_whole_world)
     wg_cli_free(&c);
 }
 
+/* --shared-edges --format r16: 129 in tiles of 33 sharing their edge
+ * vertices (4 x 4 tiles of exactly 33, the Unity/Unreal layout), each tile
+ * the same window of one whole run's .r16, neighbours' shared row and
+ * column byte-identical; --format png: 16-bit PNG tiles of 33 x 33. */
+#define TL_SE_N 129
+#define TL_SE_T 33
+#define TL_SE_OPTS "--erosion 2 --hydraulic 5 --mesh scalar"
+
+WG_TEST(tiles_shared_edges_r16_are_the_whole_worlds_windows)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-shared");
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --shared-edges "
+                    "--format r16 -j 2 --out '%s/r16' -- " TL_SE_OPTS,
+                    wg_srcdir(), TL_SE_N, TL_SE_T, dir);
+    CHECK(st == 0 && strstr(c.out, "in 16 tiles of 33 (4x4, the last column "
+                            "and row 33), sharing their edge vertices") &&
+              strstr(c.out, "mosaic: height.vrt, water.vrt") &&
+              strstr(c.err, "[16/16] "),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    if (st != 0)
+        return;
+    st = tl_run(&c, "./worldgen --size %d " TL_SE_OPTS " --heightmap "
+                "'%s/whole-height.r16' --watermap '%s/whole-water.r16' "
+                "--no-image -q", TL_SE_N, dir, dir);
+    CHECK(st == 0, "the whole run: %s", c.err);
+    wg_cli_free(&c);
+    if (st != 0)
+        return;
+    enum { N = TL_SE_N, T = TL_SE_T, K = 4 };
+    static const char *const kind[] = {"height", "water"};
+    for (int k = 0; k < 2; k++) {
+        char p[700];
+        size_t len = 0;
+        snprintf(p, sizeof p, "%s/whole-%s.r16", dir, kind[k]);
+        unsigned char *whole = wg_read_file(p, &len);
+        CHECK(whole && len == (size_t)N * N * 2, "%s: %zu bytes", p, len);
+        if (!whole || len != (size_t)N * N * 2) {
+            free(whole);
+            return;
+        }
+        static unsigned char *tile[K][K];
+        int ok = 1;
+        for (int r = 0; r < K; r++)
+            for (int col = 0; col < K; col++) {
+                snprintf(p, sizeof p, "%s/r16/tiles/r%d/r%dc%d-%s.r16", dir, r,
+                         r, col, kind[k]);
+                tile[r][col] = wg_read_file(p, &len);
+                CHECK(tile[r][col] && len == (size_t)T * T * 2,
+                      "%s: %zu bytes, not %d", p, len, T * T * 2);
+                if (!tile[r][col] || len != (size_t)T * T * 2) {
+                    ok = 0;
+                    continue;
+                }
+                /* The window of the whole run, row by row. */
+                int same = 1;
+                for (int y = 0; y < T && same; y++)
+                    same = memcmp(tile[r][col] + (size_t)y * T * 2,
+                                  whole + ((size_t)(r * (T - 1) + y) * N +
+                                           (size_t)col * (T - 1)) * 2,
+                                  (size_t)T * 2) == 0;
+                CHECK(same, "%s differs from the whole run's window", p);
+            }
+        /* Neighbours share a column (east) and a row (south), byte for byte. */
+        for (int r = 0; ok && r < K; r++)
+            for (int col = 0; col < K; col++) {
+                const unsigned char *a = tile[r][col];
+                if (col + 1 < K) {
+                    const unsigned char *b = tile[r][col + 1];
+                    int same = 1;
+                    for (int y = 0; y < T; y++)
+                        same &= memcmp(a + ((size_t)y * T + T - 1) * 2,
+                                       b + (size_t)y * T * 2, 2) == 0;
+                    CHECK(same, "%s: r%dc%d and r%dc%d differ on their shared "
+                          "column", kind[k], r, col, r, col + 1);
+                }
+                if (r + 1 < K)
+                    CHECK(memcmp(a + (size_t)(T - 1) * T * 2, tile[r + 1][col],
+                                 (size_t)T * 2) == 0,
+                          "%s: r%dc%d and r%dc%d differ on their shared row",
+                          kind[k], r, col, r + 1, col);
+            }
+        for (int r = 0; r < K; r++)
+            for (int col = 0; col < K; col++) {
+                free(tile[r][col]);
+                tile[r][col] = NULL;
+            }
+        free(whole);
+        /* The mosaic (through the tiles' .r16.hdr) is the whole run's. */
+        st = tl_run(&c, "cd '%s' && gdal_translate -q -of ENVI r16/%s.vrt "
+                    "m-%s.raw && cmp m-%s.raw whole-%s.r16 && gdalinfo "
+                    "r16/%s.vrt | grep -e '^Size is 129, 129' -e "
+                    "'^Origin = (-3.0234375' | wc -l", dir, kind[k], kind[k],
+                    kind[k], kind[k], kind[k]);
+        CHECK(st == 0 && atoi(c.out) == 2, "%s mosaic: %s%s", kind[k], c.out,
+              c.err);
+        wg_cli_free(&c);
+    }
+    /* Run again: every tile kept (found by its .r16 maps), none made. */
+    st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --shared-edges "
+                "--format r16 -j 2 --out '%s/r16' -- " TL_SE_OPTS,
+                wg_srcdir(), TL_SE_N, TL_SE_T, dir);
+    CHECK(st == 0 && strstr(c.err, "0 to make, 16 kept"), "status %d: %s",
+          st, c.err);
+    wg_cli_free(&c);
+    /* The plan records the layout: without --shared-edges, refused. */
+    st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --format r16 "
+                "--plan-only --out '%s/r16' -- " TL_SE_OPTS, wg_srcdir(),
+                TL_SE_N, TL_SE_T, dir);
+    CHECK(st == 2 && strstr(c.err, "planned: edges shared"), "status %d: %s",
+          st, c.err);
+    wg_cli_free(&c);
+
+    /* png: 16-bit PNG tiles of 33 x 33, no mosaic. */
+    st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --shared-edges "
+                "--format png -j 2 --out '%s/png' -- " TL_SE_OPTS " && file "
+                "'%s'/png/tiles/r*/*.png | grep -c 'PNG image data, 33 x 33, "
+                "16-bit grayscale' && ls '%s/png' | grep -c vrt",
+                wg_srcdir(), TL_SE_N, TL_SE_T, dir, dir, dir);
+    CHECK(strstr(c.out, "mosaic: none") && strstr(c.out, "\n32\n0\n"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* --shared-edges when N-1 is not a multiple of T-1: the plan says so and
+ * gives the sizes that make whole tiles. */
+WG_TEST(tiles_shared_edges_plan_suggests_whole_tiles)
+{
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size 130 --tile 33 "
+                    "--shared-edges --plan-only --out tl-plan-se -- " TL_SE_OPTS
+                    " && sed -n '/^--$/,$p' tl-plan-se/plan | sed -n '2p;$p'",
+                    wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "25 tiles of 33 (5x5), sharing their edge") &&
+              strstr(c.out, "the last column and row are 2 wide, not 33: "
+                            "--size 161 gives 5x5 whole tiles, --size 129 4x4") &&
+              strstr(c.out, "\n0 0 0 33 33 r0/r0c0\n24 128 128 2 2 r4/r4c4\n"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(tiles_usage_errors)
 {
     static const struct {
@@ -427,6 +572,8 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -- --json=j.json", "sets --json"},
         {"--size 100 --tile 10 -- --size 5", "sets --size"},
         {"--size 100 --tile 10 --bogus", "unknown option '--bogus'"},
+        {"--size 100 --tile 10 --format jpg", "--format 'jpg'"},
+        {"--size 100 --tile 1 --shared-edges", "--shared-edges needs --tile 2"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wg_cli c;
