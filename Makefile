@@ -192,7 +192,7 @@ $(B)/tests/%.o: tests/%.c build/tests/list.inc Makefile $(B)/flags | $(SPV_INC)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-tests/run: $(TEST_OBJ) $(LIB_OBJ) build/flavour $(B)/flags
+tests/run: $(TEST_OBJ) $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_LINK)
 
 # Under SAN=1, LeakSanitizer skips what the libraries keep (tests/lsan.supp).
