@@ -1280,6 +1280,16 @@ static int write_picture(const settings *s, const wg_fields *f,
     return 0;
 }
 
+/* The maps' provenance: the Software entry and the options that make the
+ * world again (describe()), in params[len]. */
+static void map_provenance(const settings *s, char *params, size_t len,
+                           wg_png_text text[2])
+{
+    describe(s, params, len);
+    text[0] = (wg_png_text){"Software", "worldgen " WG_VERSION};
+    text[1] = (wg_png_text){"worldgen", params};
+}
+
 /* Write one N x N field as a map (--heightmap, --watermap); *seconds gets
  * the time it took.  Returns 0, or 1 after a message. */
 static int write_map(const settings *s, const char *opt, const char *path,
@@ -1287,11 +1297,8 @@ static int write_map(const settings *s, const char *opt, const char *path,
                      const wg_fields *f, double *seconds)
 {
     char err[WG_ERR_LEN], params[256];
-    describe(s, params, sizeof params);
-    const wg_png_text text[] = {
-        {"Software", "worldgen " WG_VERSION},
-        {"worldgen", params},
-    };
+    wg_png_text text[2];
+    map_provenance(s, params, sizeof params, text);
     double t0 = wg_now();
     progress_say(opt[0] == 'h' ? "writing the height map"
                                : "writing the water map", -1);
@@ -1334,11 +1341,8 @@ static int write_rgb_map(const settings *s, const char *opt,
                          const wg_fields *f, double *seconds)
 {
     char err[WG_ERR_LEN], params[256];
-    describe(s, params, sizeof params);
-    const wg_png_text text[] = {
-        {"Software", "worldgen " WG_VERSION},
-        {"worldgen", params},
-    };
+    wg_png_text text[2];
+    map_provenance(s, params, sizeof params, text);
     const char *path = opt[0] == 'n' ? s->normalmap : s->albedo;
     wg_hm_format format = wg_heightmap_format_of_path(path);
     double t0 = wg_now();

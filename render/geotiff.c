@@ -157,14 +157,6 @@ int wg_geotiff_available(void)
     return 0;
 }
 
-int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
-                     const char *software, const char *description,
-                     char *err)
-{
-    return wg_geotiff_write_bands(fp, field, 1, 32, n, r, software,
-                                  description, err);
-}
-
 int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
                            uint32_t n, wg_rect r, const char *software,
                            const char *description, char *err)
@@ -430,14 +422,6 @@ static int tif_write_all(FILE *fp, const void *pixels, int bands, int bits,
     return wg_fail(err, "%s", io.msg[0] ? io.msg : "libtiff failed");
 }
 
-int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
-                     const char *software, const char *description,
-                     char *err)
-{
-    return wg_geotiff_write_bands(fp, field, 1, 32, n, r, software,
-                                  description, err);
-}
-
 int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
                            uint32_t n, wg_rect r, const char *software,
                            const char *description, char *err)
@@ -480,3 +464,13 @@ int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
 }
 
 #endif
+
+/* One band of float32: the height and water maps (with or without
+ * libtiff: wg_geotiff_write_bands says which). */
+int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
+                     const char *software, const char *description,
+                     char *err)
+{
+    return wg_geotiff_write_bands(fp, field, 1, 32, n, r, software,
+                                  description, err);
+}

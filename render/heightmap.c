@@ -284,6 +284,22 @@ const char *wg_heightmap_sidecar_of(const char *path, wg_hm_format f,
     return buf;
 }
 
+/* Commit a map (o[0]) and, when files is 2, its sidecar (o[1]) named
+ * 'side', a 'what' ("header", "world file"), as one set.  Returns 0, or -1
+ * with the reason in err, naming the sidecar when it is what failed. */
+static int heightmap_commit(wg_outfile o[2], int files, const char *what,
+                            const char *side, char *err)
+{
+    char why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
+    int failed = 0;
+    if (wg_outfile_commit_set(o, files, &failed, why) == 0)
+        return 0;
+    if (failed == 1)
+        return wg_fail(err, "its %s '%s': %s", what,
+                       wg_outfile_shown(side, shown), why);
+    return wg_fail(err, "%s", why);
+}
+
 int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
                       uint32_t n, wg_rect r, const wg_png_text *text,
                       int ntext, char *err)
@@ -306,14 +322,7 @@ int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
         }
         files = 2;
     }
-    int failed = 0;
-    if (wg_outfile_commit_set(o, files, &failed, why) != 0) {
-        if (failed == 1)
-            return wg_fail(err, "its header '%s': %s",
-                           wg_outfile_shown(side, shown), why);
-        return wg_fail(err, "%s", why);
-    }
-    return 0;
+    return heightmap_commit(o, files, "header", side, err);
 fail:
     wg_outfile_abort(&o[1]);
     wg_outfile_abort(&o[0]);
@@ -404,14 +413,7 @@ static int rgbmap_save(const char *path, wg_hm_format fmt, const void *pix,
         }
         files = 2;
     }
-    int failed = 0;
-    if (wg_outfile_commit_set(o, files, &failed, why) != 0) {
-        if (failed == 1)
-            return wg_fail(err, "its world file '%s': %s",
-                           wg_outfile_shown(side, shown), why);
-        return wg_fail(err, "%s", why);
-    }
-    return 0;
+    return heightmap_commit(o, files, "world file", side, err);
 fail:
     wg_outfile_abort(&o[1]);
     wg_outfile_abort(&o[0]);
