@@ -155,18 +155,17 @@ static inline void wg_hyd_start(const wg_hyd_consts *k, float h, float *b0,
     *s0 = 0.0f;
 }
 
-/* After the last step: the sediment still carried settles where it is,
- * and the sea (over the settled ground) stays at SEA.  'start' is b0; the
- * result is the ground, the water and the net change. */
-static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float w,
-                                 float s, float start, float *h_out,
+/* After the last step: the ground is b, the water w (the last step held
+ * the sea at SEA), and the net change of the ground since 'start' (b0).
+ * The sediment still carried stays in the water: laid down where the last
+ * step left its packets, it raised needles (SPEC.md, "After the last
+ * step"). */
+static inline void wg_hyd_settle(float b, float w, float start, float *h_out,
                                  float *w_out, float *sed_out)
 {
-    float h = wg_hyd_ftz(b + s, k->eps);
-    float sea = wg_hyd_ftz(k->sea - h, k->eps);
-    *h_out = h;
-    *w_out = h < k->sea ? sea : w;
-    *sed_out = h - start;
+    *h_out = b;
+    *w_out = w;
+    *sed_out = b - start;
 }
 
 /* Pass 1 over cells x0 <= x < x1 of an interior row, every cell with all

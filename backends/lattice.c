@@ -67,10 +67,11 @@ void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
      * KC goes as 1 / q (measured: the mean change the stage makes is then
      * 1.24e-2 at 257 and 1.25e-2 at 513; with q it was 1.81e-2 and 1.25e-2,
      * with q^2 2.38e-2).  KS: 0.015 keeps the 513-against-2049 difference
-     * under a quarter of the change for the seeds tried (README: 20.5% for
-     * seed 1234, 23.3% for 0xC0FFEE; 0.01 gave 23.0% and 25.5%, no creep
-     * 54%); creep is what makes a valley as wide in world units at every
-     * resolution rather than one cell wide at each. */
+     * under a quarter of the change for the seeds tried (README: 19.3% for
+     * seed 1234, 20.8% for 0xC0FFEE; when the end still laid the carried
+     * sediment down, 20.5% and 23.3%, and 0.01 gave 23.0% and 25.5%, no
+     * creep 54%); creep is what makes a valley as wide in world units at
+     * every resolution rather than one cell wide at each. */
     const float q = 512.0f / (float)(w->size - 1);
     h->sea = w->sea;
     h->slope_d = 0x1.6a09e6p-1f;

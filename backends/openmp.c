@@ -792,9 +792,9 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             if (steps == 0) /* the ground stays, the sea fills */
                 memset(s->f.sediment + (size_t)y * n, 0, n * sizeof(float));
             else
-                wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.s),
-                                           &V(hb.b0), row, &V(s->f.height),
-                                           &V(st.w), &V(s->f.sediment));
+                wg_scalar_hydraulic_settle(&V(st.b), &V(st.w), &V(hb.b0),
+                                           row, &V(s->f.height), &V(st.w),
+                                           &V(s->f.sediment));
         }
     }
 #undef V

@@ -301,18 +301,16 @@ void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
     }
 }
 
-void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
-                                const wg_view *w, const wg_view *s,
+void wg_scalar_hydraulic_settle(const wg_view *b, const wg_view *w,
                                 const wg_view *b0, wg_rect win,
                                 const wg_view *h, const wg_view *wo,
                                 const wg_view *sed)
 {
     for (uint32_t y = win.y; y < win.y + win.h; y++)
         for (uint32_t x = win.x; x < win.x + win.w; x++)
-            wg_hyd_settle(&c->hyd, *scalar_at(b, x, y), *scalar_at(w, x, y),
-                          *scalar_at(s, x, y), *scalar_at(b0, x, y),
-                          scalar_at(h, x, y), scalar_at(wo, x, y),
-                          scalar_at(sed, x, y));
+            wg_hyd_settle(*scalar_at(b, x, y), *scalar_at(w, x, y),
+                          *scalar_at(b0, x, y), scalar_at(h, x, y),
+                          scalar_at(wo, x, y), scalar_at(sed, x, y));
 }
 
 /* The normal of one cell from its four neighbours' heights. */
@@ -514,7 +512,7 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
         memset(s->f.sediment, 0, bytes); /* the ground stays, the sea fills */
     } else {
         wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
-        wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.s), &V(hb.b0),
+        wg_scalar_hydraulic_settle(&V(st.b), &V(st.w), &V(hb.b0),
                                    scalar_need(s, 1), &V(s->f.height),
                                    &V(st.w), &V(s->f.sediment));
     }

@@ -30,8 +30,8 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
  * step:   pass 2 of a step, in = {b, w, s, P, Q} (each containing win grown
  *         by one cell) to out = {b, w, s}, which must not overlap in.
  * settle: after the last step, the final heights h, water wo and the net
- *         sediment from b, w, s and the starting ground b0 (h may be b,
- *         wo may be w). */
+ *         sediment from b, w and the starting ground b0 (h may be b, wo
+ *         may be w). */
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
                                const wg_view *w, const wg_view *s);
@@ -52,8 +52,7 @@ void wg_scalar_hydraulic_step_row(const wg_consts *c,
                                   const struct wg_hyd_rows *in, uint32_t y,
                                   uint32_t x0, uint32_t x1, float *bo,
                                   float *wo, float *so);
-void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
-                                const wg_view *w, const wg_view *s,
+void wg_scalar_hydraulic_settle(const wg_view *b, const wg_view *w,
                                 const wg_view *b0, wg_rect win,
                                 const wg_view *h, const wg_view *wo,
                                 const wg_view *sed);

@@ -195,9 +195,8 @@ def hydraulic(N, h, steps, sea_str, NB):
             nb[i] = b1; nw[i] = w2; ns[i] = s2
         b, w, s = nb, nw, ns
     if steps >= 1:
-        height = [ftz(f32(b[i] + s[i])) for i in range(n)]
-        water = [ftz(f32(SEA - height[i])) if height[i] < SEA else w[i] for i in range(n)]
-        sed = [f32(height[i] - b0[i]) for i in range(n)]
+        height = list(b); water = list(w)
+        sed = [f32(b[i] - b0[i]) for i in range(n)]
     else:
         height = list(b); water = list(w); sed = [0.0] * n
     return height, water, sed

@@ -413,18 +413,14 @@ void start(uint i)
     }
 }
 
-// wg_hyd_settle of cell i: the heights, the water, and the net sediment
-// over b0.
+// wg_hyd_settle of cell i: the ground, the water, and the net sediment
+// over b0 (the sediment still carried stays in the water).
 void settle(uint i)
 {
     vec4 v = ldst(i);
-    precise float bs = v.x + v.z;
-    precise float h = ftz(bs);
-    precise float sl = k.sea - h;
-    precise float sea = ftz(sl);
-    precise float net = h - sed[i];
-    height_out[i] = h;
-    water_out[i] = h < k.sea ? sea : v.y;
+    precise float net = v.x - sed[i];
+    height_out[i] = v.x;
+    water_out[i] = v.y;
     sed[i] = net;
 }
 

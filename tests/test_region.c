@@ -404,8 +404,11 @@ static float *region_read_pfm(const char *path, uint32_t *w, uint32_t *h)
     char *b = wg_read_file(path, &len);
     unsigned ww, hh;
     int used = 0;
-    if (!b || sscanf(b, "Pf\n%u %u\n-1.0\n%n", &ww, &hh, &used) != 2 ||
-        used == 0 || len != (size_t)used + (size_t)ww * hh * 4) {
+    /* The header ends at its one newline after -1.0: a "\n" in the format
+     * would also swallow data bytes that happen to be white space. */
+    if (!b || sscanf(b, "Pf\n%u %u\n-1.0%n", &ww, &hh, &used) != 2 ||
+        used == 0 || b[used++] != '\n' ||
+        len != (size_t)used + (size_t)ww * hh * 4) {
         free(b);
         return NULL;
     }
