@@ -7,13 +7,21 @@
 #include "hydraulic.h"
 
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
-                         size_t cells)
+                         size_t cells, uint32_t steps)
 {
     size_t bytes = cells * sizeof(float);
     *hb = (wg_hyd_buffers){0};
     hb->b[0] = f->height;
     hb->b[1] = other;
     hb->w[0] = f->water;
+    if (steps == 0) {
+        /* The start alone: its sediment (zero) is the field's, and nothing
+         * more is taken (at 8192, 1.07 GB fewer bytes touched: the stage
+         * took 1.2 s for nothing but the sea). */
+        hb->s[0] = f->sediment;
+        hb->s_is_field = 1;
+        return 0;
+    }
     hb->b0 = malloc(bytes);
     hb->w[1] = malloc(bytes);
     hb->s[0] = malloc(bytes);
@@ -46,7 +54,8 @@ void wg_hyd_buffers_free(wg_hyd_buffers *hb)
 {
     free(hb->b0);
     free(hb->w[1]);
-    free(hb->s[0]);
+    if (!hb->s_is_field)
+        free(hb->s[0]);
     free(hb->s[1]);
     free(hb->p);
     free(hb->q);

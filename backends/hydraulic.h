@@ -278,6 +278,7 @@ typedef struct wg_hyd_buffers {
     float *b0;         /* the starting ground, for the net sediment */
     float *b[2], *w[2], *s[2];
     float *p, *q;      /* pass 1's routing */
+    int s_is_field;    /* s[0] is the fields' sediment (no steps): not ours */
 } wg_hyd_buffers;
 
 /* What step i reads and writes. */
@@ -286,11 +287,13 @@ typedef struct wg_hyd_state {
     float *bo, *wo, *so; /* written */
 } wg_hyd_state;
 
-/* Take the buffers, of 'cells' floats each, for the fields 'f' whose
- * second height buffer is 'other'.  Returns 0, or -1 when memory runs out
- * (then wg_hyd_buffers_free() still frees what was taken). */
+/* Take the buffers, of 'cells' floats each, for 'steps' steps on the
+ * fields 'f' whose second height buffer is 'other'; with no steps only the
+ * start runs, and b0 and the step buffers are NULL.  Returns 0, or -1 when
+ * memory runs out (then wg_hyd_buffers_free() still frees what was
+ * taken). */
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, struct wg_fields *f,
-                         float *other, size_t cells);
+                         float *other, size_t cells, uint32_t steps);
 
 /* The buffers step i reads and writes (i = steps: what the last wrote). */
 wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i);

@@ -339,64 +339,73 @@ static inline float openmp_exchange(float h, float nb, float t, float rate)
     return e * rate;
 }
 
-/* A border cell: visit only the neighbours that exist, in SPEC order. */
-static float openmp_erode_border(const float *row, const float *up,
-                                 const float *down, uint32_t n, uint32_t x,
-                                 float t, float rate)
+/* A neighbour that does not exist, given as the cell's own height h,
+ * adds exactly nothing: d = h - h = +0 (or NaN), neither over T nor under
+ * -T, so the exchange is +0 * C = +0, and moved + (+0) = moved, since
+ * moved is never -0 (it starts at +0, and an exchange is +0 or a nonzero
+ * e * C far above the subnormals).  So the border cells run the interior's
+ * arithmetic, branch-free, and give the SPEC's sum, which skips those
+ * neighbours, to the bit.  The first version walked the neighbours with
+ * branches, one cell at a time: the 2 end cells of every row and the first
+ * and last rows cost a third of the vector loop over the other cells (perf,
+ * 512). */
+static inline float openmp_erode_cell(float h, float ul, float u, float ur,
+                                      float l, float r, float dl, float d,
+                                      float dr, float t, float rate)
 {
-    const float *rows[3] = {up, row, down}; /* NULL: outside the grid */
-    float h = row[x], moved = 0.0f;
-    for (int dy = 0; dy < 3; dy++) {
-        if (!rows[dy])
-            continue;
-        for (int dx = -1; dx <= 1; dx++) {
-            if ((dy == 1 && dx == 0) || (x == 0 && dx < 0) ||
-                (x + 1 == n && dx > 0))
-                continue;
-            moved = moved + openmp_exchange(h, rows[dy][(int)x + dx], t, rate);
-        }
-    }
+    float moved = 0.0f;
+    moved = moved + openmp_exchange(h, ul, t, rate);
+    moved = moved + openmp_exchange(h, u, t, rate);
+    moved = moved + openmp_exchange(h, ur, t, rate);
+    moved = moved + openmp_exchange(h, l, t, rate);
+    moved = moved + openmp_exchange(h, r, t, rate);
+    moved = moved + openmp_exchange(h, dl, t, rate);
+    moved = moved + openmp_exchange(h, d, t, rate);
+    moved = moved + openmp_exchange(h, dr, t, rate);
     return h - moved;
 }
 
-/* One erosion pass of row y: src and dst are whole fields of n columns
- * and 'rows' rows. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void openmp_erode_row(const float *restrict src, float *restrict dst,
-                             uint32_t n, uint32_t rows, uint32_t y, float t,
-                             float rate)
+/* Cell x of a row of n cells, any x: the neighbours outside the grid (up
+ * or down NULL, x at an end) stand in as the cell itself. */
+static inline float openmp_erode_any(const float *row, const float *up,
+                                     const float *down, uint32_t n,
+                                     uint32_t x, float t, float rate)
 {
-    const float *row = src + (size_t)y * n;
-    const float *up = y > 0 ? row - n : NULL;
-    const float *down = y + 1 < rows ? row + n : NULL;
-    float *out = dst + (size_t)y * n;
+    const float h = row[x];
+    const int l = x > 0, r = x + 1 < n;
+    const float ul = up && l ? up[x - 1] : h, u = up ? up[x] : h;
+    const float ur = up && r ? up[x + 1] : h;
+    const float dl = down && l ? down[x - 1] : h, d = down ? down[x] : h;
+    const float dr = down && r ? down[x + 1] : h;
+    return openmp_erode_cell(h, ul, u, ur, l ? row[x - 1] : h,
+                             r ? row[x + 1] : h, dl, d, dr, t, rate);
+}
 
-    if (up && down && n > 2) {
-        /* Interior cells: all eight neighbours, in SPEC order. */
+/* One erosion pass of a row of n cells into out, from the row and the rows
+ * above and below it (NULL outside the grid). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_erode_row(const float *restrict row,
+                             const float *restrict up,
+                             const float *restrict down, uint32_t n,
+                             float t, float rate, float *restrict out)
+{
+    if (n > 2) {
+        /* The cells between the ends, all in the vector loop: a missing
+         * row above or below stands in as the cell itself. */
+        const int hu = up != NULL, hd = down != NULL;
+        const float *restrict u = hu ? up : row, *restrict d = hd ? down : row;
 #pragma omp simd
         for (size_t x = 1; x < n - 1; x++) {
-            float h = row[x], moved = 0.0f;
-            moved = moved + openmp_exchange(h, up[x - 1], t, rate);
-            moved = moved + openmp_exchange(h, up[x], t, rate);
-            moved = moved + openmp_exchange(h, up[x + 1], t, rate);
-            moved = moved + openmp_exchange(h, row[x - 1], t, rate);
-            moved = moved + openmp_exchange(h, row[x + 1], t, rate);
-            moved = moved + openmp_exchange(h, down[x - 1], t, rate);
-            moved = moved + openmp_exchange(h, down[x], t, rate);
-            moved = moved + openmp_exchange(h, down[x + 1], t, rate);
-            out[x] = h - moved;
+            float h = row[x];
+            out[x] = openmp_erode_cell(
+                h, hu ? u[x - 1] : h, hu ? u[x] : h, hu ? u[x + 1] : h,
+                row[x - 1], row[x + 1], hd ? d[x - 1] : h, hd ? d[x] : h,
+                hd ? d[x + 1] : h, t, rate);
         }
     }
-    /* The border: the row's two ends, or every cell of the first and last
-     * rows. */
-    if (up && down) {
-        out[0] = openmp_erode_border(row, up, down, n, 0, t, rate);
-        if (n > 1)
-            out[n - 1] = openmp_erode_border(row, up, down, n, n - 1, t, rate);
-    } else {
-        for (uint32_t x = 0; x < n; x++)
-            out[x] = openmp_erode_border(row, up, down, n, x, t, rate);
-    }
+    out[0] = openmp_erode_any(row, up, down, n, 0, t, rate);
+    if (n > 1)
+        out[n - 1] = openmp_erode_any(row, up, down, n, n - 1, t, rate);
 }
 
 static int openmp_erosion(void *ctx, wg_times *t, char *err)
@@ -417,8 +426,12 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
         /* The implicit barrier at the end of this loop is the pass boundary:
          * the next pass reads rows other threads wrote in this one. */
 #pragma omp for schedule(static)
-        for (uint32_t y = 0; y < rows; y++)
-            openmp_erode_row(src, dst, n, rows, y, c->talus, c->rate);
+        for (uint32_t y = 0; y < rows; y++) {
+            const float *row = src + (size_t)y * n;
+            openmp_erode_row(row, y > 0 ? row - n : NULL,
+                             y + 1 < rows ? row + n : NULL, n, c->talus,
+                             c->rate, dst + (size_t)y * n);
+        }
     }
     if (passes % 2) { /* parity decides which buffer holds the result */
         s->f.height = b;
@@ -735,7 +748,8 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
     double t0 = wg_now();
     wg_hyd_buffers hb;
     int rc = -1, failed = 0;
-    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all)) != 0) {
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all),
+                             steps) != 0) {
         char what[160];
         wg_job_describe(s->job, what, sizeof what);
         wg_fail(err, "openmp: out of memory for the hydraulic stage of %s",
@@ -768,8 +782,9 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             /* In place: the heights become the starting ground, kept. */
             wg_scalar_hydraulic_start(c, &V(s->f.height), row, &V(hb.b[0]),
                                       &V(hb.w[0]), &V(hb.s[0]));
-            memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
-                   n * sizeof(float));
+            if (steps > 0)
+                memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
+                       n * sizeof(float));
         }
         /* failed is settled: the loop's barrier came after every write. */
         uint32_t nt = (uint32_t)omp_get_num_threads();

@@ -482,8 +482,8 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
     double t0 = wg_now();
     wg_hyd_buffers hb;
     int rc = -1;
-    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all)) !=
-        0) {
+    if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all),
+                             steps) != 0) {
         char what[160];
         wg_job_describe(s->job, what, sizeof what);
         wg_fail(err, "scalar: out of memory for the hydraulic stage of %s",
@@ -494,7 +494,8 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
     /* In place: the heights become the starting ground, kept in b0. */
     wg_scalar_hydraulic_start(c, &V(s->f.height), scalar_need(s, 2 * steps + 1),
                               &V(hb.b[0]), &V(hb.w[0]), &V(hb.s[0]));
-    memcpy(hb.b0, hb.b[0], bytes);
+    if (steps > 0)
+        memcpy(hb.b0, hb.b[0], bytes);
     for (uint32_t i = 0; i < steps; i++) {
         wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
         uint32_t left = 2 * (steps - i); /* + 1 for the normals, - 1 */
