@@ -116,11 +116,12 @@ static inline float wg_hyd_inv(float dmax)
         drop = wg_hyd_max(drop, g_);                                       \
     } while (0)
 
-/* Pass 2, the end: the cell's new ground, water and sediment. */
+/* Pass 2, the end: the cell's new ground, water, sediment and the
+ * water's running mean (a, in place: only the cell itself reads it). */
 static inline void wg_hyd_finish(const wg_hyd_consts *k, float b, float w,
                                  float s, float out, float win, float sin,
                                  float drop, float creep, float *b_out,
-                                 float *w_out, float *s_out)
+                                 float *w_out, float *s_out, float *a)
 {
     const float eps = k->eps;
     float wo = wg_hyd_ftz(w * out, eps);
@@ -138,33 +139,37 @@ static inline void wg_hyd_finish(const wg_hyd_consts *k, float b, float w,
     s2 = wg_hyd_ftz(s2, eps);
     float w2 = wg_hyd_ftz((w1 + k->rain) * k->keep, eps);
     float sea = wg_hyd_ftz(k->sea - b1, eps);
+    w2 = b1 < k->sea ? sea : w2;
     *b_out = b1;
-    *w_out = b1 < k->sea ? sea : w2;
+    *w_out = w2;
     *s_out = s2;
+    *a = wg_hyd_ftz(*a + wg_hyd_ftz((w2 - *a) * k->ka, eps), eps);
 }
 
 /* The state before the first step: ground b0 = ftz(height), the sea's
- * water over ground below SEA, no sediment. */
+ * water over ground below SEA, no sediment, the running mean the water. */
 static inline void wg_hyd_start(const wg_hyd_consts *k, float h, float *b0,
-                                float *w0, float *s0)
+                                float *w0, float *s0, float *a0)
 {
     float b = wg_hyd_ftz(h, k->eps);
     float sea = wg_hyd_ftz(k->sea - b, k->eps);
     *b0 = b;
     *w0 = b < k->sea ? sea : 0.0f;
     *s0 = 0.0f;
+    *a0 = *w0;
 }
 
-/* After the last step: the ground is b, the water w (the last step held
- * the sea at SEA), and the net change of the ground since 'start' (b0).
- * The sediment still carried stays in the water: laid down where the last
- * step left its packets, it raised needles (SPEC.md, "After the last
- * step"). */
-static inline void wg_hyd_settle(float b, float w, float start, float *h_out,
+/* After the last step: the ground is b, the water the sea's w (held at
+ * SEA) or on land its running mean a, and the net change of the ground
+ * since 'start' (b0).  The sediment still carried stays in the water: laid
+ * down where the last step left its packets, it raised needles; the last
+ * step's water is packets too (SPEC.md, "After the last step"). */
+static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float w,
+                                 float a, float start, float *h_out,
                                  float *w_out, float *sed_out)
 {
     *h_out = b;
-    *w_out = w;
+    *w_out = b < k->sea ? w : a;
     *sed_out = b - start;
 }
 
@@ -217,15 +222,18 @@ __attribute__((always_inline)) static inline void wg_hyd_route_row(const wg_hyd_
  * below, each indexed by world x. */
 typedef struct wg_hyd_rows {
     const float *b[3], *w[3], *s[3], *p[3], *q[3];
+    float *a; /* the row's running mean, updated in place */
 } wg_hyd_rows;
 
 /* Pass 2 over cells x0 <= x < x1 of an interior row (all eight neighbours
- * exist), into bo, wo, so (indexed by world x). */
+ * exist), into bo, wo, so and the running mean in->a (indexed by world
+ * x). */
 __attribute__((always_inline)) static inline void wg_hyd_step_row(const wg_hyd_consts *k,
                                    const wg_hyd_rows *in, size_t x0,
                                    size_t x1, float *restrict bo,
                                    float *restrict wo, float *restrict so)
 {
+    float *restrict am = in->a;
     const wg_hyd_consts kk = *k; /* in registers, not re-read per cell */
     const float gd = kk.slope_d, eps = kk.eps;
     const float cso = kk.creep_o, csd = kk.creep_d;
@@ -256,12 +264,13 @@ __attribute__((always_inline)) static inline void wg_hyd_step_row(const wg_hyd_c
         WG_HYD_NB(2, 0, 1.0f, cso);
         WG_HYD_NB(2, 1, gd, csd);
 #undef WG_HYD_NB
-        float nb, nw, ns;
+        float nb, nw, ns, na = am[x];
         wg_hyd_finish(&kk, b, w, s1[x], out, win, sin, drop, creep, &nb, &nw,
-                      &ns);
+                      &ns, &na);
         bo[x] = nb;
         wo[x] = nw;
         so[x] = ns;
+        am[x] = na;
     }
 }
 
@@ -277,14 +286,17 @@ struct wg_fields;
 typedef struct wg_hyd_buffers {
     float *b0;         /* the starting ground, for the net sediment */
     float *b[2], *w[2], *s[2];
+    float *a;          /* the water's running mean, updated in place */
     float *p, *q;      /* pass 1's routing */
-    int s_is_field;    /* s[0] is the fields' sediment (no steps): not ours */
+    int borrowed;      /* no steps: s[0] is the fields' sediment and a their
+                          water (the start writes w there too): not ours */
 } wg_hyd_buffers;
 
 /* What step i reads and writes. */
 typedef struct wg_hyd_state {
     float *b, *w, *s;    /* read */
     float *bo, *wo, *so; /* written */
+    float *a;            /* read and written in place */
 } wg_hyd_state;
 
 /* Take the buffers, of 'cells' floats each, for 'steps' steps on the

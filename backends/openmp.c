@@ -468,10 +468,12 @@ typedef struct openmp_ring {
 } openmp_ring;
 
 /* The rows pass 1 or 2 of row y reads: the state rows y-1..y+1 (NULL
- * outside the world) and, for pass 2, the ring. */
+ * outside the world) and, for pass 2, the ring and the row's running mean
+ * of the water (updated in place). */
 typedef struct openmp_hyd_in {
     const float *b[3], *w[3], *s[3];
     const float *share[3][8], *out[3];
+    float *a;
 } openmp_hyd_in;
 
 /* Pass 1 of one cell, with only the neighbours that exist ('has'). */
@@ -589,7 +591,7 @@ static void openmp_hyd_step_cell(const wg_hyd_consts *k,
         creep = creep + e * (corner ? k->creep_d : k->creep_o);
     }
     wg_hyd_finish(k, b, in->w[1][x], in->s[1][x], in->out[1][x], win, sin,
-                  drop, creep, &bo[x], &wo[x], &so[x]);
+                  drop, creep, &bo[x], &wo[x], &so[x], &in->a[x]);
 }
 
 /* Pass 2 of the interior cells [x0, x1) of a row. */
@@ -616,6 +618,7 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
     const float *restrict f5 = in->share[2][2], *restrict f6 = in->share[2][1],
                           *restrict f7 = in->share[2][0];
     const float *restrict out = in->out[1];
+    float *restrict am = in->a;
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
         float b = b1[x], win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
@@ -636,12 +639,13 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
         OMP_NB(f6, w2, z2, b2, x, 1.0f, co);
         OMP_NB(f7, w2, z2, b2, x + 1, gd, cd);
 #undef OMP_NB
-        float nb, nw, ns;
+        float nb, nw, ns, na = am[x];
         wg_hyd_finish(&kk, b, w1[x], z1[x], out[x], win, sin, drop, creep,
-                      &nb, &nw, &ns);
+                      &nb, &nw, &ns, &na);
         bo[x] = nb;
         wo[x] = nw;
         so[x] = ns;
+        am[x] = na;
     }
 }
 
@@ -727,6 +731,7 @@ static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
                         yy < rows ? ring->share[SLOT(yy)][i] : NULL;
                 in.out[k] = yy < rows ? ring->out[SLOT(yy)] : NULL;
             }
+            in.a = ROW(st->a, r);
             openmp_hyd_row(c, &in, n, rows, r, 2, NULL, ROW(st->bo, r),
                            ROW(st->wo, r), ROW(st->so, r));
         }
@@ -781,7 +786,7 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             wg_rect row = {all.x, all.y + y, n, 1};
             /* In place: the heights become the starting ground, kept. */
             wg_scalar_hydraulic_start(c, &V(s->f.height), row, &V(hb.b[0]),
-                                      &V(hb.w[0]), &V(hb.s[0]));
+                                      &V(hb.w[0]), &V(hb.s[0]), &V(hb.a));
             if (steps > 0)
                 memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
                        n * sizeof(float));
@@ -807,9 +812,9 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
             if (steps == 0) /* the ground stays, the sea fills */
                 memset(s->f.sediment + (size_t)y * n, 0, n * sizeof(float));
             else
-                wg_scalar_hydraulic_settle(&V(st.b), &V(st.w), &V(hb.b0),
-                                           row, &V(s->f.height), &V(st.w),
-                                           &V(s->f.sediment));
+                wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.a),
+                                           &V(hb.b0), row, &V(s->f.height),
+                                           &V(st.w), &V(s->f.sediment));
         }
     }
 #undef V

@@ -135,12 +135,14 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
 
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
-                               const wg_view *w, const wg_view *s)
+                               const wg_view *w, const wg_view *s,
+                               const wg_view *a)
 {
     for (uint32_t y = win.y; y < win.y + win.h; y++)
         for (uint32_t x = win.x; x < win.x + win.w; x++)
             wg_hyd_start(&c->hyd, *scalar_at(h, x, y), scalar_at(b, x, y),
-                         scalar_at(w, x, y), scalar_at(s, x, y));
+                         scalar_at(w, x, y), scalar_at(s, x, y),
+                         scalar_at(a, x, y));
 }
 
 /* The neighbours of (x, y) that exist, in SPEC order: their offsets, slope
@@ -210,7 +212,7 @@ static void scalar_hyd_step_cell(const wg_consts *c, const wg_hyd_rows *in,
                       in->q[r][xx], g[i], cs[i], k->eps);
     }
     wg_hyd_finish(k, bc, wc, in->s[1][x], out_, win, sin, drop, creep, &bo[x],
-                  &wo[x], &so[x]);
+                  &wo[x], &so[x], &in->a[x]);
 }
 
 void wg_scalar_hydraulic_route_row(const wg_consts *c, const wg_hyd_rows *in,
@@ -281,11 +283,13 @@ void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
 }
 
 void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
-                              wg_rect win, const wg_view *const out[3])
+                              wg_rect win, const wg_view *const out[3],
+                              const wg_view *a)
 {
     const uint32_t n = c->n;
     for (uint32_t y = win.y; y < win.y + win.h; y++) {
         wg_hyd_rows rows;
+        rows.a = (float *)scalar_row(a, y, n);
         for (int k = 0; k < 3; k++) {
             uint32_t yy = y - 1 + (uint32_t)k;
             rows.b[k] = scalar_row(in[0], yy, n);
@@ -301,16 +305,18 @@ void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
     }
 }
 
-void wg_scalar_hydraulic_settle(const wg_view *b, const wg_view *w,
+void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
+                                const wg_view *w, const wg_view *a,
                                 const wg_view *b0, wg_rect win,
                                 const wg_view *h, const wg_view *wo,
                                 const wg_view *sed)
 {
     for (uint32_t y = win.y; y < win.y + win.h; y++)
         for (uint32_t x = win.x; x < win.x + win.w; x++)
-            wg_hyd_settle(*scalar_at(b, x, y), *scalar_at(w, x, y),
-                          *scalar_at(b0, x, y), scalar_at(h, x, y),
-                          scalar_at(wo, x, y), scalar_at(sed, x, y));
+            wg_hyd_settle(&c->hyd, *scalar_at(b, x, y), *scalar_at(w, x, y),
+                          *scalar_at(a, x, y), *scalar_at(b0, x, y),
+                          scalar_at(h, x, y), scalar_at(wo, x, y),
+                          scalar_at(sed, x, y));
 }
 
 /* The normal of one cell from its four neighbours' heights. */
@@ -493,7 +499,8 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
 #define V(p) ((wg_view){(p), all})
     /* In place: the heights become the starting ground, kept in b0. */
     wg_scalar_hydraulic_start(c, &V(s->f.height), scalar_need(s, 2 * steps + 1),
-                              &V(hb.b[0]), &V(hb.w[0]), &V(hb.s[0]));
+                              &V(hb.b[0]), &V(hb.w[0]), &V(hb.s[0]),
+                              &V(hb.a));
     if (steps > 0)
         memcpy(hb.b0, hb.b[0], bytes);
     for (uint32_t i = 0; i < steps; i++) {
@@ -505,7 +512,8 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
         const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
         const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
         const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
-        wg_scalar_hydraulic_step(c, pin, scalar_need(s, left - 1), pout);
+        wg_scalar_hydraulic_step(c, pin, scalar_need(s, left - 1), pout,
+                                 &V(st.a));
         if (s->job->progress)
             s->job->progress("hydraulic", (double)(i + 1) / steps);
     }
@@ -513,7 +521,7 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
         memset(s->f.sediment, 0, bytes); /* the ground stays, the sea fills */
     } else {
         wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
-        wg_scalar_hydraulic_settle(&V(st.b), &V(st.w), &V(hb.b0),
+        wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.a), &V(hb.b0),
                                    scalar_need(s, 1), &V(s->f.height),
                                    &V(st.w), &V(s->f.sediment));
     }

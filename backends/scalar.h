@@ -23,23 +23,26 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
 /* Stage 3, hydraulic erosion, over 'win' (see SPEC.md for the state and
  * the halo: a step reads two cells around each cell).
  *
- * start:  the state (b, w, s) before the first step, from the heights h
+ * start:  the state (b, w, s, a) before the first step, from the heights h
  *         (b may be h: in place).
  * route:  pass 1 of a step, P and Q from b and w (which contain win grown
  *         by one cell, clipped to the world).
  * step:   pass 2 of a step, in = {b, w, s, P, Q} (each containing win grown
- *         by one cell) to out = {b, w, s}, which must not overlap in.
+ *         by one cell) to out = {b, w, s}, which must not overlap in, and
+ *         the water's running mean a, updated in place.
  * settle: after the last step, the final heights h, water wo and the net
- *         sediment from b, w and the starting ground b0 (h may be b, wo
+ *         sediment from b, w, a and the starting ground b0 (h may be b, wo
  *         may be w). */
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
-                               const wg_view *w, const wg_view *s);
+                               const wg_view *w, const wg_view *s,
+                               const wg_view *a);
 void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *w, wg_rect win,
                                const wg_view *p, const wg_view *q);
 void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
-                              wg_rect win, const wg_view *const out[3]);
+                              wg_rect win, const wg_view *const out[3],
+                              const wg_view *a);
 /* The same two passes over cells x0 <= x < x1 of row y alone, from row
  * pointers indexed by world x (rows above and below the world are NULL):
  * what the OpenMP backend calls with its own row buffers. */
@@ -52,7 +55,8 @@ void wg_scalar_hydraulic_step_row(const wg_consts *c,
                                   const struct wg_hyd_rows *in, uint32_t y,
                                   uint32_t x0, uint32_t x1, float *bo,
                                   float *wo, float *so);
-void wg_scalar_hydraulic_settle(const wg_view *b, const wg_view *w,
+void wg_scalar_hydraulic_settle(const wg_consts *c, const wg_view *b,
+                                const wg_view *w, const wg_view *a,
                                 const wg_view *b0, wg_rect win,
                                 const wg_view *h, const wg_view *wo,
                                 const wg_view *sed);

@@ -57,6 +57,7 @@ typedef struct wg_hyd_consts {
     float creep_o; /* KS: soil creep towards a side neighbour, per unit of
                       height difference */
     float creep_d; /* KS / 4: the same towards a corner neighbour */
+    float ka;     /* KA: the weight of a step in the water's running mean */
     float eps;    /* EPS: magnitudes below this are flushed to zero */
 } wg_hyd_consts;
 

@@ -131,6 +131,7 @@ def hydraulic(N, h, steps, sea_str, NB):
     KD = hmin(f32(f32(0.3) * q), 1.0)
     KS = hmin(f32(f32(0.015) / q), f32(0.2))
     KS4 = f32(KS * 0.25)
+    KA = hmin(f32(f32(0.1) * q), 1.0)
     EPS = 2.0 ** -40
     def ftz(x): return 0.0 if abs(x) < EPS else x
     def rcp(m):
@@ -147,6 +148,7 @@ def hydraulic(N, h, steps, sea_str, NB):
     b = [ftz(x) for x in h]
     w = [ftz(f32(SEA - bb)) if bb < SEA else 0.0 for bb in b]
     s = [0.0] * n
+    a = list(w)
     b0 = list(b)
     for _ in range(steps):
         P = [0.0] * n; Q = [0.0] * n
@@ -193,9 +195,11 @@ def hydraulic(N, h, steps, sea_str, NB):
             s2 = ftz(s2)
             w2 = ftz(f32(SEA - b1)) if b1 < SEA else ftz(f32(f32(w1 + RAIN) * KEEP))
             nb[i] = b1; nw[i] = w2; ns[i] = s2
+            a[i] = ftz(f32(a[i] + ftz(f32(f32(w2 - a[i]) * KA))))
         b, w, s = nb, nw, ns
     if steps >= 1:
-        height = list(b); water = list(w)
+        height = list(b)
+        water = [w[i] if b[i] < SEA else a[i] for i in range(n)]
         sed = [f32(b[i] - b0[i]) for i in range(n)]
     else:
         height = list(b); water = list(w); sed = [0.0] * n

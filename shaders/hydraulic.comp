@@ -67,6 +67,7 @@ layout(push_constant, std430) uniform consts {
     float kd;
     float creep_o;
     float creep_d;
+    float ka;
     float eps;
     uint w;
     uint h;
@@ -95,12 +96,14 @@ float ldh(uint i) { return TEXELS ? texelFetch(heightT, int(i)).x : h_in[i]; }
 vec4 ldst(uint i) { return TEXELS ? texelFetch(stT, int(i)) : st_in[i]; }
 vec4 ldrt(uint i) { return TEXELS ? texelFetch(rtT, int(i)) : rt_in[i]; }
 
-void store_st(uint i, float b, float w, float s)
+// The state of a cell: ground, water, sediment and the water's running
+// mean.
+void store_st(uint i, float b, float w, float s, float a)
 {
     if (TEXELS)
-        imageStore(stI, int(i), vec4(b, w, s, 0.0));
+        imageStore(stI, int(i), vec4(b, w, s, a));
     else
-        st_out[i] = vec4(b, w, s, 0.0);
+        st_out[i] = vec4(b, w, s, a);
 }
 
 void store_rt(uint i, float p, float q)
@@ -295,9 +298,9 @@ void route_pass(uint x, uint y0, uint y1)
         drop = (ok) ? max_(drop, g_) : drop;                               \
     }
 
-// wg_hyd_finish: the cell's new state, into cell i.
-void finish(uint i, float b, float w, float s, float out_, float win,
-            float sin_, float drop, float creep)
+// wg_hyd_finish: the cell's new state, into cell i (a: its running mean).
+void finish(uint i, float b, float w, float s, float a, float out_,
+            float win, float sin_, float drop, float creep)
 {
     precise float wm = w * out_;
     precise float wo = ftz(wm);
@@ -332,7 +335,11 @@ void finish(uint i, float b, float w, float s, float out_, float win,
     precise float w2 = ftz(wk);
     precise float sl = k.sea - b1;
     precise float sea = ftz(sl);
-    store_st(i, b1, b1 < k.sea ? sea : w2, s2);
+    float wn = b1 < k.sea ? sea : w2;
+    precise float ad = wn - a;
+    precise float am = ad * k.ka;
+    precise float as_ = a + ftz(am);
+    store_st(i, b1, wn, s2, ftz(as_));
 }
 
 void step_pass(uint x, uint y0, uint y1)
@@ -381,7 +388,8 @@ void step_pass(uint x, uint y0, uint y1)
         NB(c1, 1.0, co, hd)
         NB(c2, gd, cd, hd && hr)
 #undef NB
-        finish(y * n + x, b, b1w, b1s, out_, win, sin_, drop, creep);
+        finish(y * n + x, b, b1w, b1s, ldst(y * n + x).w, out_, win, sin_,
+               drop, creep);
 
 #define SHIFT(c, d)                                                        \
     c##b = d##b; c##w = d##w; c##s = d##s; c##p = d##p; c##q = d##q;       \
@@ -404,7 +412,7 @@ void start(uint i)
     precise float sea = ftz(sl);
     float w = b < k.sea ? sea : 0.0;
     if (PASS == START) {
-        store_st(i, b, w, 0.0);
+        store_st(i, b, w, 0.0, w);
         sed[i] = b;
     } else {
         height_out[i] = b;
@@ -413,14 +421,15 @@ void start(uint i)
     }
 }
 
-// wg_hyd_settle of cell i: the ground, the water, and the net sediment
-// over b0 (the sediment still carried stays in the water).
+// wg_hyd_settle of cell i: the ground, the water (the sea's, or on land
+// its running mean), and the net sediment over b0 (the sediment still
+// carried stays in the water).
 void settle(uint i)
 {
     vec4 v = ldst(i);
     precise float net = v.x - sed[i];
     height_out[i] = v.x;
-    water_out[i] = v.y;
+    water_out[i] = v.x < k.sea ? v.y : v.w;
     sed[i] = net;
 }
 

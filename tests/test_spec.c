@@ -314,15 +314,16 @@ static void spec_hydraulic_window(const wg_world *w, wg_rect win, float **h,
     const uint32_t n = w->size, steps = w->steps;
     wg_rect r0 = spec_grow(win, 2 * steps, n);
     size_t cells = (size_t)r0.w * r0.h, wc = (size_t)win.w * win.h;
-    float *buf[9];
-    for (int i = 0; i < 9; i++)
+    float *buf[10];
+    for (int i = 0; i < 10; i++)
         buf[i] = calloc(cells, sizeof(float));
     float *b[2] = {buf[0], buf[1]}, *wa[2] = {buf[2], buf[3]},
-          *s[2] = {buf[4], buf[5]}, *p = buf[6], *q = buf[7], *b0 = buf[8];
+          *s[2] = {buf[4], buf[5]}, *p = buf[6], *q = buf[7], *b0 = buf[8],
+          *mean = buf[9];
 #define RV(ptr) ((wg_view){(ptr), r0})
     wg_scalar_terrain(&c, lat, r0, &RV(b[0]));
     wg_scalar_hydraulic_start(&c, &RV(b[0]), r0, &RV(b[0]), &RV(wa[0]),
-                              &RV(s[0]));
+                              &RV(s[0]), &RV(mean));
     memcpy(b0, b[0], cells * sizeof(float));
     for (uint32_t i = 0; i < steps; i++) {
         int a = (int)(i & 1), z = a ^ 1;
@@ -333,15 +334,15 @@ static void spec_hydraulic_window(const wg_world *w, wg_rect win, float **h,
         const wg_view out[3] = {RV(b[z]), RV(wa[z]), RV(s[z])};
         const wg_view *pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
         const wg_view *pout[3] = {&out[0], &out[1], &out[2]};
-        wg_scalar_hydraulic_step(&c, pin, rs, pout);
+        wg_scalar_hydraulic_step(&c, pin, rs, pout, &RV(mean));
     }
     int a = (int)(steps & 1);
     *h = malloc(wc * sizeof(float));
     *wat = malloc(wc * sizeof(float));
     *sed = malloc(wc * sizeof(float));
     wg_view vh = {*h, win}, vs = {*sed, win};
-    wg_scalar_hydraulic_settle(&RV(b[a]), &RV(wa[a]), &RV(b0), win, &vh,
-                               &RV(wa[a]), &vs);
+    wg_scalar_hydraulic_settle(&c, &RV(b[a]), &RV(wa[a]), &RV(mean), &RV(b0),
+                               win, &vh, &RV(wa[a]), &vs);
     if (carried)
         *carried = malloc(wc * sizeof(float));
     for (uint32_t y = 0; y < win.h; y++) {
@@ -352,7 +353,7 @@ static void spec_hydraulic_window(const wg_world *w, wg_rect win, float **h,
                    win.w * sizeof(float));
     }
 #undef RV
-    for (int i = 0; i < 9; i++)
+    for (int i = 0; i < 10; i++)
         free(buf[i]);
 }
 
