@@ -145,11 +145,13 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 # libtiff and libgeotiff for GeoTIFF maps, GDAL's tools, which the tests
 # open every map worldgen writes with, and the engines scripts/tiles runs
 # on: GNU parallel, and Slurm with munge (the test starts a one-node cluster),
-# and time(1) for their peak memory per tile.
+# and time(1) for their peak memory per tile; Blender 3.4, which the tests
+# import the OBJ and the GLB into, headless.
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs \
-        libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time
+        libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time \
+        blender
 
 .PHONY: all deps deps-install run test clean bench fuzz valgrind FORCE
 # Keep generated files (the embedded shaders) that make would delete as intermediates.
