@@ -23,10 +23,19 @@
  *   total at 512 / 2048: static 3.13 / 41.8 ms, dynamic 4.49 / 50.9 ms,
  *   dynamic,8 3.58 / 46.0 ms, guided 3.05 / 45.7 ms.  Every row costs the
  *   same, and static's contiguous bands keep an erosion pass's rows in the
- *   cache of the thread that wrote them.
- * - erosion runs every pass inside one parallel region, with the implicit
- *   barrier of 'omp for' between passes (a pass reads rows that other
- *   threads wrote in the one before).
+ *   cache of the thread that wrote them.  The terrain and the normals,
+ *   which carry no rows from pass to pass, are guided: on the 2-core
+ *   Firecracker VM (AMD EPYC, AVX2, nested) a passively waiting thread
+ *   takes about 0.1 ms to wake, the whole of the normals at 512.
+ * - erosion runs its passes in bands with halos, one barrier per 16 passes
+ *   instead of one a pass (openmp_erosion), and its border cells are
+ *   computed branch-free (openmp_erode_cell): bench.sh -r 7 on that VM,
+ *   12 passes, 512: 7.2-7.7 ms before, 3.7-4.7 ms now; 2048: 38.5-40.6 ms
+ *   before, 29.5-31.8 ms now.
+ * - a bounded spin instead of passive waiting (GOMP_SPINCOUNT=30000, about
+ *   0.9 ms of PAUSE there) was tried and lost: the VM often runs both
+ *   threads on one vCPU, and a spinning thread then holds it for its whole
+ *   spin: terrain at 512 took 3.0 ms or, one run in two, 6-9 ms.
  * - outputs larger than the caches are written past them (streaming
  *   stores): terrain at 2048 went from 31.9 ms to 24.8 ms; the normals at
  *   2048 (48 MiB out) are then bound by memory bandwidth, 2.7 ms for 64 MiB
@@ -303,7 +312,11 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(static)
+        /* guided, not static: rows carry nothing from one stage to the next
+         * here, and a thread that starts late (woken from passive waiting,
+         * or sharing its core with another program) leaves its rows to the
+         * others instead of holding the stage up. */
+#pragma omp for schedule(guided)
         for (uint32_t y = 0; y < rows; y++) {
             if (!sum)
                 continue;
@@ -389,9 +402,16 @@ static void openmp_erode_row(const float *restrict row,
                              const float *restrict down, uint32_t n,
                              float t, float rate, float *restrict out)
 {
-    if (n > 2) {
-        /* The cells between the ends, all in the vector loop: a missing
-         * row above or below stands in as the cell itself. */
+    if (n > 2 && up && down) {
+        /* The cells between the ends of an inner row. */
+#pragma omp simd
+        for (size_t x = 1; x < n - 1; x++)
+            out[x] = openmp_erode_cell(row[x], up[x - 1], up[x], up[x + 1],
+                                       row[x - 1], row[x + 1], down[x - 1],
+                                       down[x], down[x + 1], t, rate);
+    } else if (n > 2) {
+        /* The first or last row: a missing row above or below stands in
+         * as the cell itself. */
         const int hu = up != NULL, hd = down != NULL;
         const float *restrict u = hu ? up : row, *restrict d = hd ? down : row;
 #pragma omp simd
@@ -408,35 +428,122 @@ static void openmp_erode_row(const float *restrict row,
         out[n - 1] = openmp_erode_any(row, up, down, n, n - 1, t, rate);
 }
 
+/* Where a thread keeps the state after pass j of a group (j = -1: the
+ * group's input) of row r: its own rows [y0, y1) in the shared buffer of
+ * that pass, the rows of its halo (up to the group's length - 1 on either
+ * side) in its own ring. */
+typedef struct openmp_erode_band {
+    const float *in;  /* the group's input, read only during the group */
+    float *buf[2];    /* the shared buffers of even and odd passes */
+    float *halo[2][2]; /* [pass parity][0 above y0, 1 from y1 down] */
+    uint32_t n, y0, y1;
+} openmp_erode_band;
+
+static inline float *openmp_erode_at(const openmp_erode_band *b, int j,
+                                     uint32_t r)
+{
+    if (j < 0)
+        return (float *)b->in + (size_t)r * b->n;
+    if (r < b->y0)
+        return b->halo[j & 1][0] + (size_t)(b->y0 - 1 - r) * b->n;
+    if (r >= b->y1)
+        return b->halo[j & 1][1] + (size_t)(r - b->y1) * b->n;
+    return b->buf[j & 1] + (size_t)r * b->n;
+}
+
+/* The longest group of passes run without a barrier: its halo is
+ * group - 1 rows on either side of a band, computed by both neighbours
+ * (measured at 512, 12 passes, warm, median of 30: 2.9 ms with a
+ * barrier a pass, 2.4 ms with one group: each barrier costs the wake of
+ * a passively waiting thread; the halo adds 11 rows to a thread's 256,
+ * 4 %). */
+#define OPENMP_GROUP 16
+
+/* Stage 2 by bands: each thread erodes its band of rows for a group of
+ * passes with no barrier in between, computing as well the rows of its
+ * neighbours' bands that its band's next passes read (a halo that shrinks
+ * by a row a pass), in a ring of its own, so that no thread reads a row
+ * that another writes during the group.  The group reads its input and
+ * ping-pongs between the other two of three buffers (the third is the
+ * normals' nx, free until the normals write all of it: no memory more);
+ * one barrier between groups.  Every cell is computed by the same function of the same
+ * neighbours, so the result is the same to the bit whichever thread, and
+ * however many times, computes it. */
 static int openmp_erosion(void *ctx, wg_times *t, char *err)
 {
-    (void)err;
     openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = s->all.w, rows = s->all.h;
     const uint32_t passes = s->job->world.passes;
-    float *a = s->f.height, *b = s->other;
+    const uint32_t nt = (uint32_t)s->threads;
+    /* The group: at most OPENMP_GROUP passes, and a halo at most a quarter
+     * of the thinnest band (so thin bands, many threads on few rows, stay
+     * cheap: a group of 1 is a barrier a pass). */
+    uint32_t group = rows / nt / 4 + 1;
+    group = group > OPENMP_GROUP ? OPENMP_GROUP : group;
+    float *buf[3] = {s->f.height, s->other, s->f.nx};
+    int failed = 0;
     double t0 = wg_now();
 
 #pragma omp parallel num_threads(s->threads)
-    for (uint32_t pass = 0; pass < passes; pass++) {
-        /* Each thread holds its own copy of the ping-pong pair. */
-        const float *src = pass % 2 ? b : a;
-        float *dst = pass % 2 ? a : b;
-        /* The implicit barrier at the end of this loop is the pass boundary:
-         * the next pass reads rows other threads wrote in this one. */
-#pragma omp for schedule(static)
-        for (uint32_t y = 0; y < rows; y++) {
-            const float *row = src + (size_t)y * n;
-            openmp_erode_row(row, y > 0 ? row - n : NULL,
-                             y + 1 < rows ? row + n : NULL, n, c->talus,
-                             c->rate, dst + (size_t)y * n);
+    {
+        uint32_t tn = (uint32_t)omp_get_num_threads();
+        uint32_t id = (uint32_t)omp_get_thread_num();
+        openmp_erode_band b;
+        b.n = n;
+        b.y0 = (uint32_t)((uint64_t)rows * id / tn);
+        b.y1 = (uint32_t)((uint64_t)rows * (id + 1) / tn);
+        const size_t hrows = group - 1;
+        float *ring = hrows ? malloc(4 * hrows * n * sizeof(float)) : NULL;
+        if (hrows && !ring) {
+#pragma omp atomic write
+            failed = 1;
+        }
+        for (int k = 0; k < 4; k++)
+            b.halo[k / 2][k % 2] = ring ? ring + (size_t)k * hrows * n : NULL;
+        float *in = buf[0], *p = buf[1], *q = buf[2]; /* read before... */
+#pragma omp barrier
+        /* failed is settled: every thread wrote it before the barrier. */
+        for (uint32_t done = 0; done < passes && !failed;) {
+            const uint32_t g = passes - done < group ? passes - done : group;
+            b.in = in;
+            b.buf[0] = p;
+            b.buf[1] = q;
+            for (uint32_t j = 0; j < g; j++) {
+                const uint32_t h = g - 1 - j; /* the halo of pass j */
+                const uint32_t lo = b.y0 > h ? b.y0 - h : 0;
+                const uint32_t hi = rows - b.y1 > h ? b.y1 + h : rows;
+                for (uint32_t r = lo; r < hi; r++)
+                    openmp_erode_row(
+                        openmp_erode_at(&b, (int)j - 1, r),
+                        r > 0 ? openmp_erode_at(&b, (int)j - 1, r - 1) : NULL,
+                        r + 1 < rows ? openmp_erode_at(&b, (int)j - 1, r + 1)
+                                     : NULL,
+                        n, c->talus, c->rate, openmp_erode_at(&b, (int)j, r));
+            }
+            /* The group's result is in the buffer of its last pass; the
+             * next group reads it, and ping-pongs between the other two. */
+            float *out = b.buf[(g - 1) & 1], *other = b.buf[g & 1];
+            q = in;
+            p = other;
+            in = out;
+            done += g;
+            if (done < passes) {
+#pragma omp barrier
+            }
+        }
+        free(ring);
+        if (id == 0) { /* ...thread 0 writes, after the barrier */
+            buf[0] = in;
+            buf[1] = p;
+            buf[2] = q;
         }
     }
-    if (passes % 2) { /* parity decides which buffer holds the result */
-        s->f.height = b;
-        s->other = a;
-    }
+    if (failed)
+        return wg_fail(err, "openmp: out of memory for the erosion's halos");
+    s->f.height = buf[0];
+    s->other = buf[1];
+    s->f.nx = buf[2];
     t->erosion += wg_now() - t0;
     return 0;
 }
@@ -850,7 +957,12 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(static)
+        /* guided, as the terrain: the other thread wakes about 0.1 ms after
+         * the stage starts (passive waiting, on this 2-core VM), as long as
+         * the normals of 512 take; with static rows the stage waited for it
+         * (512, median of 7 in bench.sh's runs: static 0.26-0.28 ms,
+         * guided 0.18-0.19). */
+#pragma omp for schedule(guided)
         for (uint32_t y = 0; y < rows; y++) {
             if (stream && !buf)
                 continue;
