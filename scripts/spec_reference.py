@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """spec_reference.py: SPEC.md stages 1-3 in pure Python, written from the
 SPEC's text alone by someone who had not read worldgen's code; it made the
-stage 3 conformance vectors in tests/vectors (their README says how).
+stage 3 conformance vectors in tests/vectors (their README says how).  The
+later change to stage 3's end (the water's running mean, the carried
+sediment left in the water) was added from the SPEC's new lines.
 
 Every binary32 operation is done in double and rounded once to binary32
 (exact for a single + - * of binary32 operands).  Slow (a 64 world with 60
