@@ -1,0 +1,90 @@
+/* roughness.c: how many single cells stand out of a world's ground and
+ * water surface, from the PFM height and water maps worldgen wrote (the
+ * README's table in "Water: the hydraulic stage").
+ *
+ *   cc -O2 -o roughness scripts/roughness.c
+ *   ./worldgen --size 1025 --no-image -q --heightmap h.pfm --watermap w.pfm
+ *   ./roughness h.pfm w.pfm
+ *
+ * Counts, over the cells with all eight neighbours, the peaks (more than
+ * 0.001 above every neighbour) and pits (more than 0.001 below every
+ * neighbour) of the ground and of the water surface (ground + water), in
+ * double precision. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A PFM grey map as rows y = 0 first (PFM stores the bottom row first). */
+static float *read_pfm(const char *path, unsigned *n)
+{
+    FILE *fp = fopen(path, "rb");
+    char magic[3] = "";
+    unsigned w, h;
+    double scale;
+    if (!fp || fscanf(fp, "%2s %u %u %lf", magic, &w, &h, &scale) != 4 ||
+        strcmp(magic, "Pf") != 0 || w != h || w < 3 || scale >= 0 ||
+        fgetc(fp) == EOF) {
+        fprintf(stderr, "roughness: %s is not a square grey PFM\n", path);
+        exit(1);
+    }
+    float *f = malloc((size_t)w * h * sizeof *f);
+    for (unsigned y = 0; f && y < h; y++)
+        if (fread(f + (size_t)(h - 1 - y) * w, sizeof *f, w, fp) != w) {
+            fprintf(stderr, "roughness: %s is short\n", path);
+            exit(1);
+        }
+    fclose(fp);
+    if (!f) {
+        fprintf(stderr, "roughness: out of memory\n");
+        exit(1);
+    }
+    *n = w;
+    return f;
+}
+
+/* Peaks and pits of the field v (+ add, when not NULL), n a side. */
+static void count(const float *v, const float *add, unsigned n,
+                  long *peaks, long *pits)
+{
+    *peaks = *pits = 0;
+    for (unsigned y = 1; y + 1 < n; y++)
+        for (unsigned x = 1; x + 1 < n; x++) {
+            size_t i = (size_t)y * n + x;
+            double c = (double)v[i] + (add ? add[i] : 0.0), hi = -1e30,
+                   lo = 1e30;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dx && !dy)
+                        continue;
+                    size_t k = (size_t)(y + dy) * n + (x + dx);
+                    double e = (double)v[k] + (add ? add[k] : 0.0);
+                    hi = e > hi ? e : hi;
+                    lo = e < lo ? e : lo;
+                }
+            *peaks += c - hi > 1e-3;
+            *pits += lo - c > 1e-3;
+        }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: roughness HEIGHT.pfm WATER.pfm\n");
+        return 2;
+    }
+    unsigned n, m;
+    float *h = read_pfm(argv[1], &n), *w = read_pfm(argv[2], &m);
+    if (n != m) {
+        fprintf(stderr, "roughness: the maps differ in size\n");
+        return 1;
+    }
+    long peaks, pits;
+    count(h, NULL, n, &peaks, &pits);
+    printf("ground:        %ld peaks, %ld pits (cells more than 0.001 above "
+           "or below all eight neighbours)\n", peaks, pits);
+    count(h, w, n, &peaks, &pits);
+    printf("water surface: %ld peaks, %ld pits\n", peaks, pits);
+    free(h);
+    free(w);
+    return 0;
+}
