@@ -13,30 +13,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* A PFM grey map as rows y = 0 first (PFM stores the bottom row first). */
-static float *read_pfm(const char *path, unsigned *n)
-{
-    FILE *fp = fopen(path, "rb");
-    char magic[3] = "";
-    unsigned w, h;
-    double scale;
-    if (!fp || fscanf(fp, "%2s %u %u %lf", magic, &w, &h, &scale) != 4 ||
-        strcmp(magic, "Pf") != 0 || w != h || scale >= 0 || fgetc(fp) == EOF) {
-        fprintf(stderr, "resolution: %s is not a square grey PFM\n", path);
-        exit(1);
-    }
-    float *f = malloc((size_t)w * h * sizeof *f);
-    for (unsigned y = 0; f && y < h; y++)
-        if (fread(f + (size_t)(h - 1 - y) * w, sizeof *f, w, fp) != w) {
-            fprintf(stderr, "resolution: %s is short\n", path);
-            exit(1);
-        }
-    fclose(fp);
-    *n = w;
-    return f;
-}
+#include "pfm.h"
 
 static double wet_share(const float *w, size_t cells, float depth)
 {
@@ -53,9 +31,10 @@ int main(int argc, char **argv)
         return 2;
     }
     unsigned n1, n, n2, m;
-    float *t1 = read_pfm(argv[1], &n1), *h1 = read_pfm(argv[2], &n),
-          *w1 = read_pfm(argv[3], &n), *h2 = read_pfm(argv[4], &n2),
-          *w2 = read_pfm(argv[5], &m);
+    const char *me = "resolution";
+    float *t1 = pfm_read(me, argv[1], &n1), *h1 = pfm_read(me, argv[2], &n),
+          *w1 = pfm_read(me, argv[3], &n), *h2 = pfm_read(me, argv[4], &n2),
+          *w2 = pfm_read(me, argv[5], &m);
     if (n != n1 || m != n2 || (n2 - 1) % (n1 - 1) != 0) {
         fprintf(stderr, "resolution: sizes %u and %u share no vertices\n", n1, n2);
         return 1;

@@ -12,35 +12,8 @@
  * double precision. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-/* A PFM grey map as rows y = 0 first (PFM stores the bottom row first). */
-static float *read_pfm(const char *path, unsigned *n)
-{
-    FILE *fp = fopen(path, "rb");
-    char magic[3] = "";
-    unsigned w, h;
-    double scale;
-    if (!fp || fscanf(fp, "%2s %u %u %lf", magic, &w, &h, &scale) != 4 ||
-        strcmp(magic, "Pf") != 0 || w != h || w < 3 || scale >= 0 ||
-        fgetc(fp) == EOF) {
-        fprintf(stderr, "roughness: %s is not a square grey PFM\n", path);
-        exit(1);
-    }
-    float *f = malloc((size_t)w * h * sizeof *f);
-    for (unsigned y = 0; f && y < h; y++)
-        if (fread(f + (size_t)(h - 1 - y) * w, sizeof *f, w, fp) != w) {
-            fprintf(stderr, "roughness: %s is short\n", path);
-            exit(1);
-        }
-    fclose(fp);
-    if (!f) {
-        fprintf(stderr, "roughness: out of memory\n");
-        exit(1);
-    }
-    *n = w;
-    return f;
-}
+#include "pfm.h"
 
 /* Peaks and pits of the field v (+ add, when not NULL), n a side. */
 static void count(const float *v, const float *add, unsigned n,
@@ -73,9 +46,15 @@ int main(int argc, char **argv)
         return 2;
     }
     unsigned n, m;
-    float *h = read_pfm(argv[1], &n), *w = read_pfm(argv[2], &m);
+    float *h = pfm_read("roughness", argv[1], &n),
+          *w = pfm_read("roughness", argv[2], &m);
     if (n != m) {
         fprintf(stderr, "roughness: the maps differ in size\n");
+        return 1;
+    }
+    if (n < 3) {
+        fprintf(stderr, "roughness: a %u-sided map has no cell with eight "
+                "neighbours\n", n);
         return 1;
     }
     long peaks, pits;
