@@ -916,9 +916,9 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 #pragma omp for schedule(static)
         for (uint32_t y = 0; y < rows; y++) {
             wg_rect row = {all.x, all.y + y, n, 1};
-            if (steps == 0) /* the ground stays, the sea fills */
-                memset(s->f.sediment + (size_t)y * n, 0, n * sizeof(float));
-            else
+            /* With no steps the start has written everything: the
+             * ground, the sea, and zero sediment into the field. */
+            if (steps > 0)
                 wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.a),
                                            &V(hb.b0), row, &V(s->f.height),
                                            &V(st.w), &V(s->f.sediment));
