@@ -26,6 +26,14 @@ static inline float wg_hyd_ftz(float x, float eps)
     return fabsf(x) < eps ? 0.0f : x;
 }
 
+/* SPEC ftz(x) where x >= 0, or where the result is discarded when x < 0
+ * (a masked lane): x < EPS gives +0.  For x >= 0 it is ftz(x) bit for bit
+ * (-0 gives +0 in both) and skips the |x|, one operation of three. */
+static inline float wg_hyd_ftz_nn(float x, float eps)
+{
+    return x < eps ? 0.0f : x;
+}
+
 /* SPEC max(a, b) and min(a, b), as selects (libm's fmaxf is a call, and
  * GLSL's max is defined this way). */
 static inline float wg_hyd_max(float a, float b)
@@ -63,9 +71,11 @@ static inline float wg_hyd_rcp(float m)
  * falls to a subnormal. */
 static inline float wg_hyd_weight(float d, float gk, float p, float eps)
 {
-    float t = wg_hyd_ftz((d * gk) * p, eps);
-    float t2 = wg_hyd_ftz(t * t, eps);
-    return wg_hyd_ftz(t2 * t2, eps);
+    /* Only ever used for d > 0 (every caller selects it away otherwise),
+     * so t, t^2 and t^4 are >= 0 and the cheaper flush is exact. */
+    float t = wg_hyd_ftz_nn((d * gk) * p, eps);
+    float t2 = wg_hyd_ftz_nn(t * t, eps);
+    return wg_hyd_ftz_nn(t2 * t2, eps);
 }
 
 /* Pass 1, after the neighbours: from the steepest weighted drop dmax and
@@ -124,21 +134,24 @@ static inline void wg_hyd_finish(const wg_hyd_consts *k, float b, float w,
                                  float *w_out, float *s_out, float *a)
 {
     const float eps = k->eps;
-    float wo = wg_hyd_ftz(w * out, eps);
-    float w1 = wg_hyd_ftz(wg_hyd_max((w - wo) + win, 0.0f), eps);
+    /* wg_hyd_ftz_nn where the value is >= 0 (w, out, s, drop, the
+     * constants are) or is selected only when it is: the same bits. */
+    float wo = wg_hyd_ftz_nn(w * out, eps);
+    float w1 = wg_hyd_ftz_nn(wg_hyd_max((w - wo) + win, 0.0f), eps);
     float so = s * out;
-    float s1 = wg_hyd_ftz(wg_hyd_max((s - so) + sin, 0.0f), eps);
-    float cap = wg_hyd_ftz((wg_hyd_ftz(wo * wo, eps) * drop) * k->kc, eps);
+    float s1 = wg_hyd_ftz_nn(wg_hyd_max((s - so) + sin, 0.0f), eps);
+    float cap = wg_hyd_ftz_nn((wg_hyd_ftz_nn(wo * wo, eps) * drop) * k->kc,
+                              eps);
     /* Erode the deficit (at most half the steepest drop), or deposit the
      * excess. */
-    float e = wg_hyd_min(wg_hyd_ftz((cap - s1) * k->ke, eps), drop * 0.5f);
-    float dep = wg_hyd_ftz((s1 - cap) * k->kd, eps);
+    float e = wg_hyd_min(wg_hyd_ftz_nn((cap - s1) * k->ke, eps), drop * 0.5f);
+    float dep = wg_hyd_ftz_nn((s1 - cap) * k->kd, eps);
     float b1 = s1 < cap ? b - e : b + dep;
     float s2 = s1 < cap ? s1 + e : s1 - dep;
     b1 = wg_hyd_ftz(wg_hyd_ftz(b1, eps) - creep, eps);
     s2 = wg_hyd_ftz(s2, eps);
-    float w2 = wg_hyd_ftz((w1 + k->rain) * k->keep, eps);
-    float sea = wg_hyd_ftz(k->sea - b1, eps);
+    float w2 = wg_hyd_ftz_nn((w1 + k->rain) * k->keep, eps);
+    float sea = wg_hyd_ftz_nn(k->sea - b1, eps);
     w2 = b1 < k->sea ? sea : w2;
     *b_out = b1;
     *w_out = w2;

@@ -567,11 +567,14 @@ static int openmp_erosion(void *ctx, wg_times *t, char *err)
 static const int openmp_dx[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
 static const int openmp_dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
 
-/* A thread's ring: the shares and 'out' of three rows, row y in slot
- * (y + 1) % 3; NULL rows stand outside the world. */
+/* A thread's ring: the shares and 'out' of three rows, and the water
+ * surface b + w of three rows (pass 1 reads each row's surface three
+ * times, and each cell's nine times), row y in slot (y + 1) % 3; NULL rows
+ * stand outside the world. */
 typedef struct openmp_ring {
     float *share[3][8];
     float *out[3];
+    float *surf[3];
 } openmp_ring;
 
 /* The rows pass 1 or 2 of row y reads: the state rows y-1..y+1 (NULL
@@ -579,6 +582,7 @@ typedef struct openmp_ring {
  * of the water (updated in place). */
 typedef struct openmp_hyd_in {
     const float *b[3], *w[3], *s[3];
+    const float *h[3]; /* pass 1: the surface rows, b + w */
     const float *share[3][8], *out[3];
     float *a;
 } openmp_hyd_in;
@@ -633,26 +637,28 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
                                    float *restrict out)
 {
     const float eps = k->eps, gd = k->slope_d;
-    const float *restrict bu = in->b[0], *restrict b = in->b[1],
-                          *restrict bd = in->b[2];
-    const float *restrict wu = in->w[0], *restrict w = in->w[1],
-                          *restrict wd = in->w[2];
+    const float *restrict hu = in->h[0], *restrict h1 = in->h[1],
+                          *restrict hd = in->h[2];
+    const float *restrict w = in->w[1];
     float *restrict s0 = share[0], *restrict s1 = share[1],
                     *restrict s2 = share[2], *restrict s3 = share[3],
                     *restrict s4 = share[4], *restrict s5 = share[5],
                     *restrict s6 = share[6], *restrict s7 = share[7];
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
-        float h = b[x] + w[x];
+        /* d flushed as if it were >= 0: a drop below EPS, and any rise,
+         * become 0.  The SPEC keeps a rise's sign, but pass 1 uses d only
+         * where d > 0 and in max(dmax, d g) from 0, so the bits agree. */
+        float h = h1[x];
         float d[8] = {
-            wg_hyd_ftz(h - (bu[x - 1] + wu[x - 1]), eps),
-            wg_hyd_ftz(h - (bu[x] + wu[x]), eps),
-            wg_hyd_ftz(h - (bu[x + 1] + wu[x + 1]), eps),
-            wg_hyd_ftz(h - (b[x - 1] + w[x - 1]), eps),
-            wg_hyd_ftz(h - (b[x + 1] + w[x + 1]), eps),
-            wg_hyd_ftz(h - (bd[x - 1] + wd[x - 1]), eps),
-            wg_hyd_ftz(h - (bd[x] + wd[x]), eps),
-            wg_hyd_ftz(h - (bd[x + 1] + wd[x + 1]), eps),
+            wg_hyd_ftz_nn(h - hu[x - 1], eps),
+            wg_hyd_ftz_nn(h - hu[x], eps),
+            wg_hyd_ftz_nn(h - hu[x + 1], eps),
+            wg_hyd_ftz_nn(h - h1[x - 1], eps),
+            wg_hyd_ftz_nn(h - h1[x + 1], eps),
+            wg_hyd_ftz_nn(h - hd[x - 1], eps),
+            wg_hyd_ftz_nn(h - hd[x], eps),
+            wg_hyd_ftz_nn(h - hd[x + 1], eps),
         };
         const float g[8] = {gd, 1.0f, gd, 1.0f, 1.0f, gd, 1.0f, gd};
         float dmax = 0.0f, sum = 0.0f, wt[8], sh[8];
@@ -666,7 +672,7 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
         }
         float q = wg_hyd_route(k, dmax, sum, w[x]), o = 0.0f;
         for (int i = 0; i < 8; i++) {
-            float v = wg_hyd_ftz(wt[i] * q, eps);
+            float v = wg_hyd_ftz_nn(wt[i] * q, eps); /* wt, q >= 0 */
             sh[i] = d[i] > 0.0f ? v : 0.0f;
             float t = o + sh[i];
             o = d[i] > 0.0f ? t : o;
@@ -801,6 +807,17 @@ static inline float *openmp_row(float *f, uint32_t y, uint32_t n,
     return y < rows ? f + (size_t)y * n : NULL;
 }
 
+/* The water surface b + w of a row, which pass 1 reads. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_surface_row(const float *restrict b,
+                               const float *restrict w, float *restrict h,
+                               uint32_t n)
+{
+#pragma omp simd
+    for (uint32_t x = 0; x < n; x++)
+        h[x] = b[x] + w[x];
+}
+
 /* One step over the rows [y0, y1) of a thread's band: pass 1 of a row runs
  * just before pass 2 first needs it, into the thread's ring, so the shares
  * never go to memory; a band computes its two edge rows' pass 1 itself
@@ -811,12 +828,22 @@ static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
 {
 #define SLOT(y) (((y) + 1) % 3)
 #define ROW(f, y) openmp_row(f, y, n, rows)
-    for (uint32_t y = y0 > 0 ? y0 - 1 : 0; y < y1 + 1 && y < rows; y++) {
+    const uint32_t first = y0 > 0 ? y0 - 1 : 0;
+    /* The surface of the rows around the first row pass 1 makes. */
+    for (uint32_t y = first > 0 ? first - 1 : 0; y <= first && y < rows; y++)
+        openmp_surface_row(ROW(st->b, y), ROW(st->w, y),
+                           ring->surf[SLOT(y)], n);
+    for (uint32_t y = first; y < y1 + 1 && y < rows; y++) {
         openmp_hyd_in in;
         memset(&in, 0, sizeof in);
+        if (y + 1 < rows)
+            openmp_surface_row(ROW(st->b, y + 1), ROW(st->w, y + 1),
+                               ring->surf[SLOT(y + 1)], n);
         for (int k = 0; k < 3; k++) {
-            in.b[k] = ROW(st->b, y - 1 + (uint32_t)k);
-            in.w[k] = ROW(st->w, y - 1 + (uint32_t)k);
+            uint32_t yy = y - 1 + (uint32_t)k;
+            in.b[k] = ROW(st->b, yy);
+            in.w[k] = ROW(st->w, yy);
+            in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : NULL;
         }
         openmp_hyd_row(c, &in, n, rows, y, 1, ring->share[SLOT(y)],
                        ring->out[SLOT(y)], NULL, NULL);
@@ -871,19 +898,22 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 #define V(p) ((wg_view){(p), all})
 #pragma omp parallel num_threads(s->threads)
     {
-        /* The ring: 3 rows of 8 shares and 'out', 27 rows in all, each
+        /* The ring: 3 rows of 8 shares, 'out' and the surface, 30 rows in
+         * all, each
          * 80 bytes past a multiple of the row: rows a power of two apart
          * (8 KiB at 2048) would fall in the same L1 sets and evict each
          * other (measured at 2048, one thread: 28.3 ns a cell-step
          * unpadded, 16.4 padded; 512 is 13.4 either way). */
         const size_t stride = (size_t)n + 20;
-        float *pq = malloc(27 * stride * sizeof(float));
+        float *pq = malloc(30 * stride * sizeof(float));
         openmp_ring ring;
         for (int r = 0; r < 3 && pq; r++) {
             for (int i = 0; i < 8; i++)
-                ring.share[r][i] = pq + (size_t)(9 * r + i) * stride;
-            ring.out[r] = pq + (size_t)(9 * r + 8) * stride;
+                ring.share[r][i] = pq + (size_t)(10 * r + i) * stride;
+            ring.out[r] = pq + (size_t)(10 * r + 8) * stride;
+            ring.surf[r] = pq + (size_t)(10 * r + 9) * stride;
         }
+
         if (!pq) {
 #pragma omp atomic write
             failed = 1;
