@@ -73,7 +73,10 @@ void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
      * creep 54%); creep is what makes a valley as wide in world units at
      * every resolution rather than one cell wide at each. */
     const float q = 512.0f / (float)(w->size - 1);
-    h->sea = w->sea;
+    /* SEA is flushed like the stage's values (SPEC "Host constants"): a
+     * subnormal sea level would be 0 on a GPU that flushes its operands
+     * and not on the CPU, and 'b < SEA' would disagree at b = 0. */
+    h->sea = w->sea < 0x1p-40f && w->sea > -0x1p-40f ? 0.0f : w->sea;
     h->slope_d = 0x1.6a09e6p-1f;
     /* KF: 0.25 made lakes flatter (median surface step between wet
      * neighbours at 512: 8.3e-4 against 2.6e-3) but held more water at

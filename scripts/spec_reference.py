@@ -123,7 +123,6 @@ def hmax(a, b): return b if a < b else a
 
 def hydraulic(N, h, steps, sea_str, NB):
     q = f32(512.0 / f32(float(N - 1)))
-    SEA = f32(float(sea_str)) + 0.0  # -0 is taken as +0
     GD = hexf('0x1.6a09e6p-1f')
     KF = 0.5
     RAIN = f32(f32(5e-6) * q)
@@ -136,6 +135,7 @@ def hydraulic(N, h, steps, sea_str, NB):
     KA = hmin(f32(f32(0.1) * q), 1.0)
     EPS = 2.0 ** -40
     def ftz(x): return 0.0 if abs(x) < EPS else x
+    SEA = ftz(f32(float(sea_str))) + 0.0  # flushed; -0 is taken as +0
     def rcp(m):
         r = frombits(0x7EF311C3 - bits(m))
         for _ in range(3):
