@@ -80,19 +80,19 @@ ifneq ($(filter-out clean deps deps-install,$(or $(MAKECMDGOALS),all)),)
 endif
 build/config.mk: FORCE $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(if $(filter deps,$(MAKECMDGOALS)),deps-install))
 	@mkdir -p $(dir $@)
-	@vk=; sdl=; tif=; geolibs=; pkgs="libpng zlib"; say="without Vulkan (make deps installs libvulkan-dev and glslc)"; \
+	@vk=; sdl=; tif=; pkgs="libpng zlib"; say="without Vulkan (make deps installs libvulkan-dev and glslc)"; \
 	if pkg-config --exists vulkan 2>/dev/null && command -v glslc >/dev/null; then \
 	  vk=1; pkgs="$$pkgs vulkan"; say="with Vulkan"; fi; \
 	if pkg-config --exists sdl2 2>/dev/null; then sdl=1; say="$$say, with SDL2"; fi; \
 	if pkg-config --exists libtiff-4 2>/dev/null && [ -f /usr/include/geotiff/geotiffio.h ]; then \
-	  tif=1; pkgs="$$pkgs libtiff-4"; geolibs=-lgeotiff; say="$$say, with GeoTIFF"; \
+	  tif=1; pkgs="$$pkgs libtiff-4"; say="$$say, with GeoTIFF"; \
 	else say="$$say, without GeoTIFF (make deps installs libtiff-dev and libgeotiff-dev)"; fi; \
 	{ echo "# What the Makefile found here (made by its build/config.mk rule)."; \
 	  echo "HAVE_VULKAN := $$vk"; \
 	  echo "HAVE_SDL2 := $$sdl"; \
 	  echo "HAVE_GEOTIFF := $$tif"; \
 	  echo "PKG_CFLAGS := $$(pkg-config --cflags $$pkgs)"; \
-	  echo "PKG_LIBS := $$(pkg-config --libs $$pkgs) $$geolibs"; \
+	  echo "PKG_LIBS := $$(pkg-config --libs $$pkgs)"; \
 	  echo "SDL2_CFLAGS := $${sdl:+$$(pkg-config --cflags sdl2)}"; } > $@.new || exit 1; \
 	if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; \
 	  echo "config: building $$say"; \
@@ -102,9 +102,11 @@ ifeq ($(HAVE_VULKAN),1)
 CFLAGS += -DWG_HAVE_VULKAN
 endif
 # libtiff and libgeotiff (libgeotiff has no .pc on Debian 12: its header
-# is looked for and -lgeotiff named): the GeoTIFF height maps.
+# is looked for): the GeoTIFF height maps.  libgeotiff is dlopen()ed by the
+# first GeoTIFF written (render/geotiff.c says why), not linked.
 ifeq ($(HAVE_GEOTIFF),1)
 CFLAGS += -DWG_HAVE_GEOTIFF
+LDLIBS += -ldl
 endif
 CFLAGS += $(PKG_CFLAGS)
 LDLIBS += $(PKG_LIBS)
