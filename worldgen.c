@@ -4,8 +4,11 @@
  * Exit status: 0 success, 1 a runtime failure (a file that cannot be
  * written, no Vulkan device, not enough memory), 2 a usage error (a bad
  * option or value), 130/143 interrupted. */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -111,6 +115,10 @@ typedef struct settings {
     wg_rect region;                /* --region X,Y,W,H; w = 0: the world */
     const char *region_arg;        /* --region as given, for messages */
     unsigned char given[OPT_COUNT - OPT_SIZE]; /* which options were given */
+    /* An option given again with another value: the value it replaced
+     * (the first that differs), and the one used, for a warning. */
+    const char *replaced[OPT_COUNT - OPT_SIZE];
+    const char *value[OPT_COUNT - OPT_SIZE];
 } settings;
 
 static const settings defaults = {
@@ -281,18 +289,40 @@ static int usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("worldgen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs("\nTry 'worldgen --help' for more information.\n", stderr);
+    char small[1024], *msg = small;
+    int len = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof small && (msg = malloc((size_t)len + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)len + 1, fmt, ap);
+        va_end(ap);
+    } else if (len < 0) {
+        snprintf(small, sizeof small, "%s", fmt); /* an encoding error */
+    } else if (len >= (int)sizeof small) {
+        msg = small; /* no memory: cut short, better than nothing */
+    }
+    /* The message quotes values as given: a control character in one (an
+     * escape sequence, a newline, a carriage return) is shown as \xNN,
+     * so it can neither drive the terminal nor forge a line. */
+    fputs("worldgen: ", stderr);
+    for (const char *p = msg; *p; p++) {
+        unsigned char u = (unsigned char)*p;
+        if (u < 0x20 || u == 0x7f)
+            fprintf(stderr, "\\x%02x", u);
+        else
+            fputc(u, stderr);
+    }
+    fputs("\nTry 'worldgen --help' for more information.\n", stderr);
+    if (msg != small)
+        free(msg);
     return EXIT_USAGE;
 }
 
 /* Parse a whole unsigned number, decimal or 0x hex, in [min, max].  Refuses
  * an empty value, signs, spaces, trailing characters and overflow.  Returns
  * 0, or EXIT_USAGE after printing why. */
-static int parse_u64(const char *opt, const char *val, uint64_t min,
-                     uint64_t max, uint64_t *out)
+static int parse_u64_noted(const char *opt, const char *val, uint64_t min,
+                           uint64_t max, const char *note, uint64_t *out)
 {
     const char *digits = val;
     int base = 10;
@@ -306,16 +336,23 @@ static int parse_u64(const char *opt, const char *val, uint64_t min,
                         : (*p >= '0' && *p <= '9');
     if (!ok)
         return usage_error("--%s: '%s' is not a whole number (valid: %" PRIu64
-                           "..%" PRIu64 ", decimal or 0x hex)", opt, val, min,
-                           max);
+                           "..%" PRIu64 "%s, decimal or 0x hex)", opt, val, min,
+                           max, note);
     errno = 0;
     char *end;
     unsigned long long v = strtoull(digits, &end, base);
     if (errno == ERANGE || *end || v < min || v > max)
         return usage_error("--%s: '%s' is out of range (valid: %" PRIu64
-                           "..%" PRIu64 ")", opt, val, min, max);
+                           "..%" PRIu64 "%s)", opt, val, min, max,
+                           v < min ? "" : note);
     *out = v;
     return 0;
+}
+
+static int parse_u64(const char *opt, const char *val, uint64_t min,
+                     uint64_t max, uint64_t *out)
+{
+    return parse_u64_noted(opt, val, min, max, "", out);
 }
 
 static int parse_u32(const char *opt, const char *val, uint32_t min,
@@ -344,11 +381,17 @@ static int parse_float(const char *opt, const char *val, double min,
         return usage_error("--%s: '%s' is not a decimal number (valid: "
                            "%g..%g)", opt, val, min, max);
     double v = strtod(val, &end);
-    /* strtod skips leading space and reads "nan" and "inf" as numbers. */
-    if (end == val || *end || val[0] == ' ' || val[0] == '\t' ||
-        val[0] == '\n' || v - v != 0.0) /* nan and inf */
+    /* strtod skips leading white space (\v, \f and \r too) and reads "nan"
+     * and "inf" as numbers. */
+    if (end == val || *end || isspace((unsigned char)val[0]) ||
+        v - v != 0.0) /* nan and inf */
         return usage_error("--%s: '%s' is not a number (valid: %g..%g)", opt,
                            val, min, max);
+    /* ERANGE for a tiny value (1e-310, 1e-400) means it underflowed to a
+     * subnormal or zero: a number in range like any other, not an
+     * overflow. */
+    if (errno == ERANGE && fabs(v) <= DBL_MIN)
+        errno = 0;
     if (errno == ERANGE || v < min || v > max)
         return usage_error("--%s: '%s' is out of range (valid: %g..%g)", opt,
                            val, min, max);
@@ -489,6 +532,13 @@ static int check_picture_args(settings *s)
                            ".mtl and texture, which must be files beside it");
     if (s->obj && s->obj[0] == '\0')
         return usage_error("--obj: '' is not a file name");
+    /* Nor a device or a descriptor by its own name: FILE.mtl and
+     * FILE_albedo.png would be made beside it (/dev/null.mtl in /dev).  A
+     * link to one (x.obj to /dev/full) has them beside the link. */
+    if (s->obj && wg_outfile_is_device(s->obj))
+        return usage_error("--obj: '%s' is a device or a descriptor, not a "
+                           "file: the OBJ names its .mtl and texture, which "
+                           "must be files beside it", s->obj);
     /* The OBJ names its .mtl, and that its texture, on a line of text: a
      * control character in the file name would break the line.  Spaces
      * are fine (the readers take the rest of the line). */
@@ -551,9 +601,14 @@ static int check_picture_args(settings *s)
             const char *a = outs[i].path, *b = outs[j].path;
             if (!a || !b || !wg_outfile_same(a, b))
                 continue;
-            if (strcmp(outs[j].opt, "obj") == 0)
+            /* The OBJ's .mtl or texture, whichever side of the pair it
+             * is on (--gltf and the headers come after it). */
+            const int jo = strcmp(outs[j].opt, "obj") == 0,
+                      io = strcmp(outs[i].opt, "obj") == 0;
+            if ((jo && b != s->obj) || (io && a != s->obj))
                 return usage_error("--obj '%s' writes '%s', which --%s "
-                                   "writes too", s->obj, b, outs[i].opt);
+                                   "writes too", s->obj, jo ? b : a,
+                                   jo ? outs[i].opt : outs[j].opt);
             const char *w = a == nwld || b == nwld ? nwld
                             : a == awld || b == awld ? awld : NULL;
             if (w)
@@ -664,6 +719,13 @@ static void warn_idle_options(const settings *s)
         if (o->val >= OPT_SIZE && o->val < OPT_COUNT)
             name[o->val - OPT_SIZE] = o->name;
 #define GIVEN(opt) (s->given[(opt) - OPT_SIZE])
+    /* The last of an option's values is the one used: a value given
+     * before it (another output's name, another size) is dropped. */
+    for (int k = 0; k < OPT_COUNT - OPT_SIZE; k++)
+        if (s->replaced[k])
+            fprintf(stderr, "worldgen: warning: --%s is given more than once: "
+                    "the last, '%s', is used, not '%s'\n", name[k],
+                    s->value[k], s->replaced[k]);
     for (size_t i = 0; !s->out && i < sizeof camera / sizeof camera[0]; i++)
         if (GIVEN(camera[i]))
             fprintf(stderr, "worldgen: warning: --%s does nothing: this run "
@@ -717,6 +779,16 @@ static void warn_idle_options(const settings *s)
     if (dot && dot != base && strcasecmp(dot, ".png") != 0)
         fprintf(stderr, "worldgen: warning: --out '%s': the picture is a "
                 "PNG whatever the name says\n", s->out);
+    /* The same for the glTF, which is binary: a .gltf file is read as the
+     * JSON form by every importer, and this one would not parse. */
+    base = s->gltf ? strrchr(s->gltf, '/') : NULL;
+    base = base ? base + 1 : s->gltf;
+    dot = base ? strrchr(base, '.') : NULL;
+    if (dot && dot != base && strcasecmp(dot, ".glb") != 0)
+        fprintf(stderr, "worldgen: warning: --gltf '%s': the file is binary "
+                "glTF (.glb) whatever the name says%s\n", s->gltf,
+                strcasecmp(dot, ".gltf") == 0 ? "; importers read a .gltf "
+                "name as the JSON form" : "");
 }
 
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
@@ -728,17 +800,32 @@ static int parse_args(int argc, char **argv, settings *s)
     opterr = 0; /* our messages name the option and the valid values */
     int c, rc = 0;
     while ((c = getopt_long(argc, argv, ":qhV", long_opts, NULL)) != -1) {
-        if (c >= OPT_SIZE && c < OPT_COUNT)
-            s->given[c - OPT_SIZE] = 1;
+        if (c >= OPT_SIZE && c < OPT_COUNT) {
+            const int k = c - OPT_SIZE;
+            if (optarg && s->given[k] && !s->replaced[k] &&
+                strcmp(s->value[k], optarg) != 0)
+                s->replaced[k] = s->value[k];
+            s->given[k] = 1;
+            s->value[k] = optarg;
+        }
         switch (c) {
         case OPT_SIZE:
             /* Beyond a whole world's limit only with --region (which may
              * come later: check_region). */
             if (parse_region_size(optarg, &s->world.size))
                 break;
-            rc = parse_u32("size", optarg, WG_SIZE_MIN, WG_SIZE_MAX,
-                           &s->world.size);
+        {
+            /* Say the larger limit too: a user past both needs it. */
+            char note[64];
+            uint64_t v;
+            snprintf(note, sizeof note, "; up to %u with --region",
+                     WG_REGION_SIZE_MAX);
+            rc = parse_u64_noted("size", optarg, WG_SIZE_MIN, WG_SIZE_MAX,
+                                 note, &v);
+            if (rc == 0)
+                s->world.size = (uint32_t)v;
             break;
+        }
         case OPT_SEED:
             rc = parse_u64("seed", optarg, 0, UINT64_MAX, &s->world.seed);
             break;
@@ -1643,10 +1730,35 @@ static int close_stdout(void)
         lost = 1;
         e = errno;
     }
-    if (lost)
+    /* An output written to standard output (--heightmap -, --out -) that
+     * failed has said why already: a second line would only name a
+     * vaguer cause (EIO) for the same loss. */
+    if (lost && !wg_outfile_stdout_failed())
         fprintf(stderr, "worldgen: cannot write to standard output: %s\n",
                 strerror(e ? e : EIO));
     return lost ? -1 : 0;
+}
+
+/* The stack a run needs, with room to spare: its deepest paths (the
+ * option checks' path buffers, the writers under libpng and libtiff)
+ * take some 50 KiB, on the main thread and on the workers alike, whose
+ * stacks glibc sizes by the same limit. */
+#define WG_STACK_MIN (256u * 1024u)
+
+/* Refuse a stack size limit (ulimit -s) too small to run in, which would
+ * end the run in a segmentation fault part way.  A constructor, so that
+ * it runs before main, whose frame (with the option checks inlined) is
+ * itself larger than the smallest limits. */
+__attribute__((constructor)) static void check_stack_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur >= WG_STACK_MIN)
+        return;
+    fprintf(stderr, "worldgen: the stack size limit is %llu KiB (ulimit -s); "
+            "worldgen needs at least %u KiB: raise it (ulimit -s 8192)\n",
+            (unsigned long long)rl.rlim_cur / 1024, WG_STACK_MIN / 1024);
+    _exit(1);
 }
 
 int main(int argc, char **argv)

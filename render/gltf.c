@@ -1323,13 +1323,14 @@ int wg_gltf_save(const char *path, const wg_fields *f, float sea,
                  const char *params, float max_error, wg_gltf_stats *stats,
                  char *err)
 {
-    char why[WG_ERR_LEN];
+    char why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
     wg_outfile out = {0}; /* a zeroed one aborts as a no-op */
     if (wg_outfile_open(&out, path, why) != 0 ||
         wg_gltf_write(out.fp, f, sea, params, max_error, stats, why) != 0 ||
         wg_outfile_commit(&out, why) != 0) {
         wg_outfile_abort(&out);
-        return wg_fail(err, "'%s': %s", path, why);
+        /* A long path elided in the middle, so the reason fits whole. */
+        return wg_fail(err, "'%s': %s", wg_outfile_shown(path, shown), why);
     }
     return 0;
 }

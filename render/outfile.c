@@ -308,6 +308,12 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
                        strerror(ENXIO));
     if (exists && !S_ISREG(st.st_mode))
         return outfile_in_place(o, t.name, err);
+    /* A file we may not write (chmod a-w) is not ours to replace either,
+     * though the rename would be allowed by its folder: refuse as a plain
+     * open would.  (root may write any file, as with open.) */
+    if (exists && faccessat(AT_FDCWD, t.name, W_OK, AT_EACCESS) != 0 &&
+        errno == EACCES)
+        return outfile_errno(t.name, EACCES, err);
 
     int slot = -1;
     for (int i = 0; i < OUTFILE_SLOTS; i++)
@@ -343,6 +349,13 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
             char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
             snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
                      dirlen ? t.name : ".");
+            /* A folder that is there but makes no new files (/proc,
+             * /proc/self/) says ENOENT too: not that it is missing. */
+            struct stat ds;
+            if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
+                return wg_fail(err, "the folder '%s' takes no new files "
+                               "(%s), so none can be written there",
+                               wg_outfile_shown(dir, shown), strerror(e));
             return wg_fail(err, "the folder '%s'%s does not exist",
                            wg_outfile_shown(dir, shown),
                            strcmp(t.name, path) ? " (where its link points)"
@@ -382,6 +395,14 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
 
 /* ---- finishing --------------------------------------------------------- */
 
+/* A write to standard output failed, and its caller was told why. */
+static int outfile_stdout_failed;
+
+int wg_outfile_stdout_failed(void)
+{
+    return outfile_stdout_failed;
+}
+
 int wg_outfile_finish(wg_outfile *o, char *err)
 {
     if (!o->fp)
@@ -396,8 +417,11 @@ int wg_outfile_finish(wg_outfile *o, char *err)
     }
     if (o->how == OUT_STDOUT) { /* closed by main at exit */
         o->fp = NULL;
-        return failed ? wg_fail(err, "%s", e ? strerror(e) : "write error")
-                      : 0;
+        if (!failed)
+            return 0;
+        /* The caller says why: closing stdout at exit need not again. */
+        outfile_stdout_failed = 1;
+        return wg_fail(err, "%s", e ? strerror(e) : "write error");
     }
     if (fclose(o->fp) != 0 && !failed) {
         failed = 1;
@@ -554,6 +578,10 @@ int wg_outfile_commit(wg_outfile *o, char *err)
 
 void wg_outfile_abort(wg_outfile *o)
 {
+    /* Given up on standard output after a failed write: the caller is
+     * about to say why. */
+    if (o->how == OUT_STDOUT && ferror(stdout))
+        outfile_stdout_failed = 1;
     if (o->fp && o->how != OUT_STDOUT)
         fclose(o->fp);
     o->fp = NULL;
@@ -698,6 +726,25 @@ int wg_outfile_same(const char *a, const char *b)
     /* Neither can be looked at (a folder that does not exist): by name. */
     return !x.exists && !y.exists && !x.parent && !y.parent && x.fd < 0 &&
            y.fd < 0 && strcmp(x.name, y.name) == 0;
+}
+
+int wg_outfile_is_device(const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 || outfile_fd_spelled(path) >= 0)
+        return 1;
+    const char *slash = strrchr(path, '/');
+    if (slash && outfile_digits(slash + 1)) {
+        char dir[OUTFILE_PATH_MAX];
+        if (strlen(path) >= sizeof dir)
+            return 0;
+        outfile_folder(path, dir);
+        if (outfile_fd_folder(dir))
+            return 1;
+    }
+    /* The name itself, not where a link in a folder of ours points. */
+    return lstat(path, &st) == 0 &&
+           (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
 int wg_outfile_is_stdout(const char *path)

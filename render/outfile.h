@@ -53,6 +53,11 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err);
  * caller then aborts. */
 int wg_outfile_finish(wg_outfile *o, char *err);
 
+/* Has a file written to standard output failed (wg_outfile_finish said
+ * so, with the reason, to its caller)?  Then closing standard output at
+ * exit fails too, and need not say so a second time. */
+int wg_outfile_stdout_failed(void);
+
 /* Finish (when not done yet), then rename the temporary over the path.
  * Returns 0, or -1 with the reason; the temporary is then removed and the
  * path is left as it was. */
@@ -84,6 +89,12 @@ int wg_outfile_same(const char *a, const char *b);
 /* Does 'path' name standard output by its descriptor: "-", /dev/stdout,
  * /dev/fd/1, /proc/self/fd/1, or a link to one of them? */
 int wg_outfile_is_stdout(const char *path);
+
+/* Is 'path', as spelled, a descriptor ("-", /dev/stdout, /dev/fd/N,
+ * /proc/self/fd/N) or a character or block device (/dev/null) itself?
+ * Such a name has no folder of the user's to put files beside it in.  A
+ * link to a device is not: what goes beside it goes beside the link. */
+int wg_outfile_is_device(const char *path);
 
 /* 'path' for a message: itself when it has at most WG_PATH_SHOWN bytes,
  * else its start and end around "...", in buf[WG_PATH_SHOWN + 1]. */

@@ -571,9 +571,10 @@ WG_TEST(hostile_long_file_names)
     for (int i = 0; i < 7; i++)
         strcat(dir, "/dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
                     "dddddddddddddddddddddddddddddddd");
-    static const char *const opts[] = {"--heightmap", "--obj", "--out", "--json"};
-    static const char *const files[] = {"h.pfm", "w.obj", "p.png", "r.json"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const opts[] = {"--heightmap", "--obj", "--out", "--json",
+                                       "--gltf"};
+    static const char *const files[] = {"h.pfm", "w.obj", "p.png", "r.json", "g.glb"};
+    for (int i = 0; i < 5; i++) {
         c = hostile_sh("./worldgen --size 16 --mesh scalar -q %s %s %s/%s",
                        i == 2 ? "" : "--no-image", opts[i], dir + 1, files[i]);
         CHECK(c.status == 1, "%s: %d", opts[i], c.status);
@@ -585,4 +586,253 @@ WG_TEST(hostile_long_file_names)
               "%s: %s", opts[i], c.err);
         wg_cli_free(&c);
     }
+}
+
+/* strtod skips any leading white space, not only ' ', '\t' and '\n':
+ * "\v0.5" was the sea level 0.5.  A control character in a refused value
+ * is shown escaped, so it can neither drive the terminal nor forge a
+ * line of the message. */
+WG_TEST(hostile_decimal_options_refuse_every_leading_space)
+{
+    static const char *const options[] = {"sea-level", "gltf-error", "azimuth",
+                                          "elevation", "distance", "fov",
+                                          "look", "sun-azimuth", "sun-elevation"};
+    static const struct {
+        const char *value, *shown;
+    } values[] = {
+        {"\v0.5", "'\\x0b0.5' is not a number"},
+        {"\f0.5", "'\\x0c0.5' is not a number"},
+        {"\r0.5", "'\\x0d0.5' is not a number"},
+        {"0.5\r", "'0.5\\x0d' is not a number"},
+    };
+    for (size_t o = 0; o < sizeof options / sizeof options[0]; o++)
+        for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
+            char opt[40], want[160];
+            snprintf(opt, sizeof opt, "--%s", options[o]);
+            snprintf(want, sizeof want, "--%s: %s (valid: ", options[o],
+                     values[v].shown);
+            const char *argv[] = {"--size", "16", "-q", "--no-image", opt,
+                                  values[v].value, NULL};
+            wg_cli c = wg_cli_run(argv);
+            CHECK(c.status == 2 && strstr(c.err, want), "%s %s: status %d, %s",
+                  opt, values[v].shown, c.status, c.err);
+            wg_cli_free(&c);
+        }
+    /* An escape sequence in any refused value reaches no terminal. */
+    const char *argv[] = {"--mesh", "\033[2Jx", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 2 && !strchr(c.err, '\033') && strstr(c.err, "'\\x1b[2Jx'"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* A decimal too small for a double (1e-400) or only for a normal one
+ * (1e-310) underflows toward 0: a value in range, not "out of range". */
+WG_TEST(hostile_tiny_decimals_are_in_range)
+{
+    wg_cli c = hostile_sh("mkdir -p tiny && cd tiny && "
+                          "../worldgen --size 16 --mesh scalar -q --no-image --sea-level 0 "
+                          "--heightmap a.pfm && for v in 1e-310 1e-400 -1e-400 -0; do "
+                          "../worldgen --size 16 --mesh scalar -q --no-image --sea-level $v "
+                          "--heightmap b.pfm && cmp a.pfm b.pfm && echo $v; done");
+    CHECK(strcmp(c.out, "1e-310\n1e-400\n-1e-400\n-0\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    const char *argv[] = {"--size", "16", "-q", "--no-image", "--gltf", "t.glb",
+                          "--gltf-error", "1e-320", NULL};
+    c = wg_cli_run(argv);
+    CHECK(c.status == 0, "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* An output on standard output that cannot be written says why once: the
+ * close of standard output at exit used to add "cannot write to standard
+ * output: Input/output error", a second, vaguer cause for the same loss. */
+WG_TEST(hostile_failed_stdout_output_is_reported_once)
+{
+    static const char *const cases[] = {
+        "--no-image --heightmap - --heightmap-format pfm > /dev/full",
+        "--no-image --heightmap - --heightmap-format tif > /dev/full",
+        "--no-image --watermap - --heightmap-format png >&-",
+        "--no-image --heightmap - --heightmap-format r16 >&-",
+        "--no-image --json - > /dev/full",
+        "--no-image --gltf - > /dev/full",
+        "--width 16 --height 16 --out - > /dev/full",
+        "--width 16 --height 16 --out - >&-",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = hostile_sh("./worldgen --size 16 --mesh scalar -q %s", cases[i]);
+        const char *nl = strchr(c.err, '\n');
+        CHECK(c.status == 1 && strstr(c.err, "cannot write '-': ") && nl &&
+                  nl[1] == '\0' && !strstr(c.err, "Input/output error"),
+              "%s: %d %s", cases[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* The tables alone on a full standard output: still said, once. */
+    wg_cli c = wg_cli_sh("./worldgen --size 16 --mesh scalar --no-image > /dev/full");
+    CHECK(c.status == 1 &&
+              strcmp(c.err, "worldgen: cannot write to standard output: No space left "
+                            "on device\n") == 0,
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* The OBJ names FILE.mtl and FILE_albedo.png beside it: a device or a
+ * descriptor named as such has no folder of ours beside it (--obj
+ * /dev/null made /dev/null.mtl and /dev/null_albedo.png in /dev), so it
+ * is refused as '-' is.  A link to a device is fine: the .mtl and the
+ * texture go beside the link. */
+WG_TEST(hostile_obj_to_a_device_is_refused)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p objdev && cd objdev && "
+        "for f in /dev/null /dev/fd/1 /proc/self/fd/1 /dev/stdout; do "
+        "  had=; [ -e $f.mtl ] && had=1; "
+        "  ../worldgen --size 16 --mesh scalar -q --no-image --obj $f > /dev/null; "
+        "  echo \"$f $?\"; "
+        "  [ -z \"$had\" ] && [ -f $f.mtl ] && echo \"made $f.mtl\" && rm -f $f.mtl; "
+        "  [ -z \"$had\" ] && [ -f ${f}_albedo.png ] && rm -f ${f}_albedo.png; done; "
+        "ln -sf /dev/null dn.obj && "
+        "../worldgen --size 16 --mesh scalar -q --no-image --obj dn.obj; echo \"link $?\"; "
+        "ls -A | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "/dev/null 2\n/dev/fd/1 2\n/proc/self/fd/1 2\n/dev/stdout 2\n"
+                        "link 0\ndn.mtl dn.obj dn_albedo.png ") == 0,
+          "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "--obj: '/dev/null' is a device or a descriptor, not a file") &&
+              strstr(c.err, "--obj: '/dev/fd/1' is a device or a descriptor"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* An OBJ's .mtl or texture named again by an option after --obj (--gltf)
+ * is blamed on the OBJ, as one named before it is: the message said
+ * "--obj 'x.mtl' and --gltf 'x.mtl' are the same file". */
+WG_TEST(hostile_obj_sibling_named_by_a_later_option)
+{
+    static const struct {
+        const char *args, *err_has;
+    } cases[] = {
+        {"--obj x.obj --gltf x.mtl", "--obj 'x.obj' writes 'x.mtl', which --gltf writes too"},
+        {"--obj x.obj --gltf x_albedo.png",
+         "--obj 'x.obj' writes 'x_albedo.png', which --gltf writes too"},
+        {"--obj x.obj --gltf x.obj", "--obj 'x.obj' and --gltf 'x.obj' are the same file"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = hostile_sh("./worldgen --size 16 -q %s", cases[i].args);
+        CHECK(c.status == 2 && strstr(c.err, cases[i].err_has), "%s: %d %s",
+              cases[i].args, c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* A file its owner made read-only (chmod a-w) is refused, as a plain open
+ * would refuse it, not renamed over because its folder is writable.  As
+ * root, the run is made as nobody. */
+WG_TEST(hostile_read_only_file_is_not_replaced)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p rofile && cd rofile && cp ../worldgen wg && echo keep > ro.png && "
+        "chmod 444 ro.png && as=; if [ \"$(id -u)\" = 0 ]; then "
+        "  command -v setpriv > /dev/null || exit 77; chmod 711 .. && "
+        "  chown -R 65534:65534 . && as='setpriv --reuid=65534 --regid=65534 "
+        "--clear-groups'; $as ./wg --version > /dev/null 2>&1 || exit 77; fi; "
+        "$as ./wg " HOSTILE_PIC " --out ro.png; echo \"status $?\"; cat ro.png; "
+        "ls -A | grep -c tmp-");
+    if (c.status == 77) {
+        wg_skip("cannot run as another user here");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "status 1\nkeep\n0\n") == 0 &&
+              strstr(c.err, "--out: cannot write 'ro.png': Permission denied"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* An option given twice keeps its last value, and says which one it
+ * dropped: --out a.png --out b.png made no a.png without a word. */
+WG_TEST(hostile_repeated_option_is_said)
+{
+    wg_cli c = hostile_sh("mkdir -p twice2 && cd twice2 && ../worldgen --size 16 --mesh scalar "
+                          "-q --no-image --heightmap a.pfm --heightmap b.pfm --size 17 -q; "
+                          "echo \"status $?\"; ls -A | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "status 0\nb.pfm b.pfm.hdr ") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "warning: --heightmap is given more than once: the last, "
+                        "'b.pfm', is used, not 'a.pfm'") &&
+              strstr(c.err, "warning: --size is given more than once: the last, '17', "
+                            "is used, not '16'"),
+          "%s", c.err);
+    wg_cli_free(&c);
+    /* The same value twice changes nothing: no word. */
+    c = hostile_sh("./worldgen --size 16 --size 16 --mesh scalar -q --no-image");
+    CHECK(c.status == 0 && c.err[0] == '\0', "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* A --size past both limits names both. */
+WG_TEST(hostile_size_past_the_region_limit_names_it)
+{
+    const char *argv[] = {"--size", "1048578", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 2 && strstr(c.err, "--size: '1048578' is out of range (valid: "
+                                         "2..65536; up to 1048577 with --region)"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* A folder that exists but makes no files (/proc) answers ENOENT, which
+ * was reported as "the folder '/proc/' does not exist". */
+WG_TEST(hostile_folder_that_takes_no_files_is_not_called_missing)
+{
+    wg_cli c = hostile_sh("test -d /proc/self || exit 77; ./worldgen --size 16 --mesh "
+                          "scalar -q --no-image --json /proc/x.json --heightmap "
+                          "/proc/self/x.pfm; echo \"status $?\"");
+    if (c.status == 77) {
+        wg_skip("no /proc here");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "status 1\n") == 0 &&
+              strstr(c.err, "--heightmap: cannot write '/proc/self/x.pfm': the folder "
+                            "'/proc/self/' takes no new files (No such file or directory)") &&
+              !strstr(c.err, "does not exist"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A stack size limit too small to run in (ulimit -s 32) is refused with
+ * a message, before anything is made: it was a segmentation fault. */
+WG_TEST(hostile_tiny_stack_limit_is_refused)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    wg_skip("AddressSanitizer needs more stack than the limit tested");
+    return;
+#endif
+    wg_cli c = hostile_sh("mkdir -p stack && cd stack && for s in 32 64 128; do "
+                          "(ulimit -s $s; exec ../worldgen --size 64 --hydraulic 3 -q "
+                          "--width 64 --height 64 --out o.png --obj x.obj --heightmap "
+                          "h.tif); echo \"$s $?\"; done; ls -A | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "32 1\n64 1\n128 1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: the stack size limit is 32 KiB (ulimit -s); worldgen "
+                        "needs at least 256 KiB"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* --gltf writes binary glTF whatever the name: a .gltf name (the JSON
+ * form's, as importers read it) or another extension gets a warning, as
+ * --out's does; .glb, devices and '-' do not. */
+WG_TEST(hostile_gltf_extension_mismatch_is_said)
+{
+    wg_cli c = hostile_sh("mkdir -p glbext && cd glbext && for f in t.gltf t.obj t.GLB "
+                          "t.glb /dev/null; do ../worldgen --size 16 --mesh scalar -q "
+                          "--no-image --gltf $f; echo \"$f $?\"; done");
+    CHECK(strcmp(c.out, "t.gltf 0\nt.obj 0\nt.GLB 0\nt.glb 0\n/dev/null 0\n") == 0, "%s %s",
+          c.out, c.err);
+    CHECK(strstr(c.err, "warning: --gltf 't.gltf': the file is binary glTF (.glb) whatever "
+                        "the name says; importers read a .gltf name as the JSON form\n") &&
+              strstr(c.err, "warning: --gltf 't.obj': the file is binary glTF (.glb) "
+                            "whatever the name says\n") &&
+              !strstr(c.err, "GLB") && !strstr(c.err, "null") && !strstr(c.err, "t.glb'"),
+          "%s", c.err);
+    wg_cli_free(&c);
 }

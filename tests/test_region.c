@@ -385,7 +385,8 @@ WG_TEST(region_cli_bad_values_are_usage_errors)
                           "--no-image", NULL};
     c = wg_cli_run(huge);
     CHECK(c.status == 2 && strstr(c.err, "--size: '1048578' is out of range "
-                                         "(valid: 2..65536)"),
+                                         "(valid: 2..65536; up to 1048577 "
+                                         "with --region)"),
           "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
     /* The edges that are inside. */
