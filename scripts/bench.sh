@@ -32,18 +32,24 @@
 # (two read streams, one write stream) in L2, in L3 and far beyond the
 # caches (288 MiB), and the issue rates of 8-lane AVX2 binary32 add, mul,
 # min, max, compare (and a mix of them side by side), divide and square
-# root, and of 8-lane gathers from a 256 KiB table (the lattice), on one
-# thread and on every core; it is cached in build/limits.txt.  The work of
+# root, of 8-lane gathers from a 256 KiB table (the lattice) and of the
+# terrain's quad fetches (limits.c says how), on one thread and on every
+# core; it is cached in build/limits.txt.  The work of
 # each stage is counted from backends/SPEC.md, per cell, in lane-operations
 # (one lane of one vector instruction; a select, an |x| and a compare are
 # one each; ftz(x) is three: |x|, compare, select; rcp(m) is ten):
-#   terrain, per cell-octave: 46 ops + 4 gathers.  px, py: 2 + 2 (the
+#   terrain, per cell-octave: 46 ops + 1 quad fetch.  px, py: 2 + 2 (the
 #     x-dependent products ux * COS, ux * SIN and the row's uy * SIN,
 #     uy * COS are tabulated once, not per cell), floor 2, to int 2,
 #     fractions 2, fades 4 + 4, the three lerps 9, the fold 4, the sum 3
 #     (34 float ops) and the lattice indices 12 (integer: +1, & 255, << 8
-#     and the four index sums); the four corners are 4 gathered lanes.
-#     Bytes: the height written, 4 a cell (the lattice stays in L2).
+#     and the four index sums); the four corners are one quad fetch (a
+#     16-byte load and a share of a 4 x 4 transpose, as the OpenMP backend
+#     fetches them; four gathered lanes cost this machine more), timed by
+#     limits.c on a table in L1 (a row's fetches stay within a few lattice
+#     lines) and added to the ops' time, not overlapped: the transposes'
+#     shuffles take the vector pipes the ops need.  Bytes: the height
+#     written, 4 a cell.
 #   erosion, per cell-pass: 73 ops: each of 8 neighbours d 1, e 6 (two
 #     compares, d - T, d + T, two selects), moved 2; then h - moved 1.
 #     Bytes: 8 (src read, dst written; neighbours come from cache).
@@ -58,8 +64,8 @@
 #   normals, per cell: 10 ops (dx 2, dz 2, l's products and sums 4, two
 #     negations) + 3 divides + 1 square root.  Bytes: 16 (h read, nx, ny,
 #     nz written).
-# The limit of a stage is max(ops / issue rate, gathers / gather rate,
-# divides and roots / their rate, bytes / bandwidth) for the run's cells
+# The limit of a stage is max(ops / issue rate (+ quad fetches / their
+# rate), divides and roots / their rate, bytes / bandwidth) for the run's cells
 # and counts: the issue rate of the mix, the bandwidth of the level its
 # fields fit in (terrain 1 field, erosion 2, hydraulic 8, normals 4), on
 # one thread for scalar and on every core otherwise (vulkan: lavapipe's
@@ -222,15 +228,15 @@ if [ "$limits" = 1 ]; then
         printf "  AVX2 G lane-ops/s: add %s / %s, mul %s / %s, min %s / %s, max %s / %s, compare %s / %s,\n" \
             "${m[add_1]}" "${m[add_all]}" "${m[mul_1]}" "${m[mul_all]}" "${m[min_1]}" "${m[min_all]}" \
             "${m[max_1]}" "${m[max_all]}" "${m[cmp_1]}" "${m[cmp_all]}"
-        printf "    the mix %s / %s, divide %s / %s, square root %s / %s; gathers %s / %s G lanes/s\n" \
+        printf "    the mix %s / %s, divide %s / %s, square root %s / %s; gathers %s / %s G lanes/s, quad fetches %s / %s G lanes/s\n" \
             "${m[mix_1]}" "${m[mix_all]}" "${m[div_1]}" "${m[div_all]}" "${m[sqrt_1]}" "${m[sqrt_all]}" \
-            "${m[gather_1]}" "${m[gather_all]}"
+            "${m[gather_1]}" "${m[gather_all]}" "${m[quad_1]}" "${m[quad_all]}"
         echo "work counted from backends/SPEC.md (lane-ops; the reasoning is in scripts/bench.sh):"
-        echo "  terrain:   46 ops + 4 gathers per cell-octave, 4 bytes per cell"
+        echo "  terrain:   46 ops + 1 quad fetch per cell-octave (the fetch's time added to the ops'), 4 bytes per cell"
         echo "  erosion:   73 ops per cell-pass, 8 bytes per cell-pass"
         echo "  hydraulic: 765 ops per cell-step, 56 bytes per cell-step"
         echo "  normals:   10 ops + 3 divides + 1 square root per cell, 16 bytes per cell"
-        echo "limit = max(ops / mix rate, gathers / gather rate, (divides, roots) / their rates, bytes / bandwidth)"
+        echo "limit = max(ops / mix rate (+ quad fetches / their rate), (divides, roots) / their rates, bytes / bandwidth)"
         for s in $sizes; do
             for b in $backends; do
                 sfx=all
@@ -238,16 +244,16 @@ if [ "$limits" = 1 ]; then
                 echo
                 printf "  %6s %-8s %-9s %11s %11s %8s   %s\n" "$s" "$b" stage measured limit ratio "bound by"
                 # stage name, field index, count (octaves, passes, steps, 1),
-                # ops, gathers, divides, roots, bytes a unit, bytes a cell,
-                # fields of the working set
-                for st in "terrain 2 $octaves 46 4 0 0 0 4 1" \
+                # ops, quad fetches, divides, roots, bytes a unit, bytes a
+                # cell, fields of the working set
+                for st in "terrain 2 $octaves 46 1 0 0 0 4 1" \
                           "erosion 3 ${med[$b,$s,9]} 73 0 0 0 8 0 2" \
                           "hydraulic 4 ${med[$b,$s,8]} 765 0 0 0 56 0 8" \
                           "normals 5 1 10 0 3 1 0 16 4"; do
                     set -- $st
                     awk -v name="$1" -v t="${med[$b,$s,$2]}" -v cnt="$3" -v ops="$4" -v ga="$5" \
                         -v dv="$6" -v sq="$7" -v bu="$8" -v bc="$9" -v fields="${10}" -v n="$s" \
-                        -v mix="${m[mix_$sfx]}" -v gr="${m[gather_$sfx]}" -v dr="${m[div_$sfx]}" \
+                        -v mix="${m[mix_$sfx]}" -v qr="${m[quad_$sfx]}" -v dr="${m[div_$sfx]}" \
                         -v sr="${m[sqrt_$sfx]}" -v bl2="${m[bw_l2_$sfx]}" -v bl3="${m[bw_l3_$sfx]}" \
                         -v bdr="${m[bw_dram_$sfx]}" -v l2="${m[l2_bytes]}" -v l3="${m[l3_bytes]}" \
                         -v thr="$([ "$sfx" = 1 ] && echo 1 || echo "${m[cores]}")" '
@@ -258,8 +264,7 @@ if [ "$limits" = 1 ]; then
                         else if (ws <= l3) { bw = bl3; lvl = "L3" }
                         else { bw = bdr; lvl = "memory" }
                         to = units * ops / (mix * 1e9); by = "issue"; lim = to
-                        tg = ga ? units * ga / (gr * 1e9) : 0
-                        if (tg > lim) { lim = tg; by = "gathers" }
+                        if (ga) { lim += units * ga / (qr * 1e9); by = "issue + fetch" }
                         td = units * (dv / (dr * 1e9) + sq / (sr * 1e9))
                         if (td > lim) { lim = td; by = "divide/sqrt" }
                         tb = (units * bu + cells * bc) / (bw * 1e9)

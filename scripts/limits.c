@@ -11,13 +11,21 @@
  *   mul, min and compare interleaved (the pipes working side by side:
  *   what a kernel made of all four can reach);
  * - the rate of 8-lane gathers (vgatherdps) from a 256 KiB table, the
- *   size of the terrain's lattice, at random indices.
+ *   size of the terrain's lattice, at random indices;
+ * - the rate of quad fetches as the OpenMP terrain makes them on AVX2
+ *   (openmp_terrain_octave_quads): for 8 lanes, 8 random 16-byte loads
+ *   from 256 KiB of a table of quads (the lattice's four corners a point;
+ *   the terrain's fetches along a row stay within a few lines of it, so,
+ *   as for the gathers, the table's part in use is in L2), the offsets of
+ *   64 lanes stored and then read back one at a time, and a 4 x 4 transpose in
+ *   each 128-bit half (4 inserts, 8 shuffles).
  * Each figure is the best of several repetitions; on every core, each
  * thread times its own share and the rates are added, so a thread that
  * another program's process held off the core costs that repetition alone
  * (the machines this runs on are shared).  Prints one "name value"
  * line per figure: bandwidths in GB/s (1e9 bytes), rates in G lane-ops/s
- * (one 8-lane instruction is 8 lane-ops), gathers in G lanes/s; names end
+ * (one 8-lane instruction is 8 lane-ops), gathers and quad fetches in G
+ * lanes/s (a lane of a quad fetch is its four floats); names end
  * in _1 (one thread) or _all (every core).
  *
  * Built by bench.sh: cc -O3 -mavx2 -fopenmp -ffp-contract=off. */
@@ -192,7 +200,7 @@ static double rate(void (*fn)(void), int threads)
  * in 32-bit lanes) into a 256x256 float table. */
 #define GCHAINS 8
 #define GITERS 100000
-static const float *gtab;
+static const float *gtab, *qtab;
 __attribute__((noinline)) static void gather_run(void)
 {
     __m256i idx[GCHAINS];
@@ -226,6 +234,84 @@ static double gather_rate(int threads)
         {
             double t = now();
             gather_run();
+            t = now() - t;
+            sum = 8.0 * GCHAINS * (double)GITERS / t / 1e9;
+        }
+        if (sum > best)
+            best = sum;
+    }
+    return best;
+}
+
+/* Quad fetches: 8 independent chains of indices, as gather_run, into the
+ * first 16384 quads of a 256 x 256 table of 4-float quads; each chain's 8 lanes fetched and
+ * transposed as the terrain does, the four results summed into its
+ * accumulator. */
+__attribute__((noinline)) static void quad_run(void)
+{
+    __m256i idx[GCHAINS];
+    __m256 acc[GCHAINS];
+    const __m256i mul = _mm256_set1_epi32(1664525),
+                  add = _mm256_set1_epi32(1013904223),
+                  mask = _mm256_set1_epi32(1023 << 2);
+    for (int j = 0; j < GCHAINS; j++) {
+        idx[j] = _mm256_setr_epi32(j, j + 8, j + 16, j + 24, j + 32, j + 40,
+                                   j + 48, j + 56);
+        acc[j] = _mm256_setzero_ps();
+    }
+    _Alignas(32) int32_t ats[GCHAINS][8];
+    for (long i = 0; i < GITERS; i++) {
+        /* The offsets of all chains first, read back after (as the
+         * kernel's 64-cell chunks: a load right after the vector store
+         * it reads would wait for the store to forward). */
+        for (int j = 0; j < GCHAINS; j++) {
+            idx[j] = _mm256_add_epi32(_mm256_mullo_epi32(idx[j], mul), add);
+            _mm256_store_si256((__m256i *)ats[j],
+                               _mm256_and_si256(_mm256_srli_epi32(idx[j], 6),
+                                                mask));
+        }
+        __asm__("" ::"m"(ats));
+        for (int j = 0; j < GCHAINS; j++) {
+            const int32_t *at = ats[j];
+            __m256 r0 = _mm256_insertf128_ps(
+                _mm256_castps128_ps256(_mm_load_ps(qtab + at[0])),
+                _mm_load_ps(qtab + at[4]), 1);
+            __m256 r1 = _mm256_insertf128_ps(
+                _mm256_castps128_ps256(_mm_load_ps(qtab + at[1])),
+                _mm_load_ps(qtab + at[5]), 1);
+            __m256 r2 = _mm256_insertf128_ps(
+                _mm256_castps128_ps256(_mm_load_ps(qtab + at[2])),
+                _mm_load_ps(qtab + at[6]), 1);
+            __m256 r3 = _mm256_insertf128_ps(
+                _mm256_castps128_ps256(_mm_load_ps(qtab + at[3])),
+                _mm_load_ps(qtab + at[7]), 1);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1);
+            __m256 t1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 t2 = _mm256_unpacklo_ps(r2, r3);
+            __m256 t3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 a = _mm256_shuffle_ps(t0, t2, 0x44);
+            __m256 b = _mm256_shuffle_ps(t0, t2, 0xee);
+            __m256 c = _mm256_shuffle_ps(t1, t3, 0x44);
+            __m256 d = _mm256_shuffle_ps(t1, t3, 0xee);
+            acc[j] = _mm256_add_ps(acc[j], _mm256_add_ps(_mm256_add_ps(a, b),
+                                                         _mm256_add_ps(c, d)));
+        }
+    }
+    __m256 s = acc[0];
+    for (int j = 1; j < GCHAINS; j++)
+        s = _mm256_add_ps(s, acc[j]);
+    sink = _mm256_cvtss_f32(s);
+}
+
+static double quad_rate(int threads)
+{
+    double best = 0;
+    for (int m = 0; m < BEST; m++) {
+        double sum = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : sum)
+        {
+            double t = now();
+            quad_run();
             t = now() - t;
             sum = 8.0 * GCHAINS * (double)GITERS / t / 1e9;
         }
@@ -300,5 +386,11 @@ int main(void)
     for (int k = 0; k < 2; k++)
         printf("gather_%s %.3f\n", sfx[k], gather_rate(ts[k]));
     free(tab);
+
+    float *quads = floats(4 * 65536);
+    qtab = quads;
+    for (int k = 0; k < 2; k++)
+        printf("quad_%s %.3f\n", sfx[k], quad_rate(ts[k]));
+    free(quads);
     return 0;
 }
