@@ -77,6 +77,7 @@ enum {
     OPT_REGION,
     OPT_NORMALMAP,
     OPT_ALBEDO,
+    OPT_SEDIMENTMAP,
     OPT_COUNT
 };
 
@@ -95,6 +96,8 @@ typedef struct settings {
     const char *watermap;          /* --watermap FILE, in heightmap_format's
                                       family: its own extension decides */
     wg_hm_format watermap_format;
+    const char *sedimentmap;       /* --sedimentmap FILE, the same family */
+    wg_hm_format sedimentmap_format;
     const char *normalmap;         /* --normalmap FILE.png or FILE.tif */
     const char *albedo;            /* --albedo FILE.png or FILE.tif */
     const char *json;              /* --json FILE, "-" for stdout */
@@ -140,6 +143,7 @@ static const struct option long_opts[] = {
     {"hydraulic", required_argument, NULL, OPT_HYDRAULIC},
     {"sea-level", required_argument, NULL, OPT_SEA_LEVEL},
     {"watermap", required_argument, NULL, OPT_WATERMAP},
+    {"sedimentmap", required_argument, NULL, OPT_SEDIMENTMAP},
     {"mesh", required_argument, NULL, OPT_MESH},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"check", no_argument, NULL, OPT_CHECK},
@@ -236,6 +240,10 @@ static void usage(FILE *fp)
 "                           override the extension\n"
 "      --watermap FILE      write the water depth (same formats and scale as\n"
 "                           --heightmap: height + water is the water surface)\n"
+"      --sedimentmap FILE   write the net sediment, laid down (+) or carried\n"
+"                           away (-), in --heightmap's formats: .pfm and .tif\n"
+"                           exact, .png and .r16 as 32768 + v * 65535\n"
+"                           (clamped), so v = (sample - 32768) / 65535\n"
 "      --normalmap FILE     write the normals, x east, y north, z up: FILE.tif\n"
 "                           (3 bands of float32, georeferenced) or FILE.png\n"
 "                           (16-bit RGB, v*0.5+0.5 scaled to 0..65535, with a\n"
@@ -567,14 +575,17 @@ static int check_picture_args(settings *s)
     if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
         return usage_error("--obj: '%s' is too long a path", s->obj);
     /* The raw maps' ENVI headers, beside them. */
-    char hdr[2][4096 + 8];
-    const struct { const char *opt, *path, *side; } maps[2] = {
+    char hdr[3][4096 + 8];
+    const struct { const char *opt, *path, *side; } maps[3] = {
         {"heightmap", s->heightmap, s->heightmap ?
              wg_heightmap_sidecar_of(s->heightmap, s->heightmap_format,
                                      hdr[0], sizeof hdr[0]) : NULL},
         {"watermap", s->watermap, s->watermap ?
              wg_heightmap_sidecar_of(s->watermap, s->watermap_format,
                                      hdr[1], sizeof hdr[1]) : NULL},
+        {"sedimentmap", s->sedimentmap, s->sedimentmap ?
+             wg_heightmap_sidecar_of(s->sedimentmap, s->sedimentmap_format,
+                                     hdr[2], sizeof hdr[2]) : NULL},
     };
     /* The PNG maps' world files, beside them. */
     char wld[2][4096 + 8];
@@ -588,10 +599,12 @@ static int check_picture_args(settings *s)
         {"normalmap", s->normalmap}, {"albedo", s->albedo},
         {"normalmap", nwld},         {"albedo", awld},
         {"out", s->out},           {"heightmap", s->heightmap},
-        {"watermap", s->watermap}, {"json", s->json},
+        {"watermap", s->watermap}, {"sedimentmap", s->sedimentmap},
+        {"json", s->json},
         {"obj", s->obj},           {"obj", s->obj ? mtl : NULL},
         {"obj", s->obj ? tex : NULL}, {"gltf", s->gltf},
         {"heightmap", maps[0].side}, {"watermap", maps[1].side},
+        {"sedimentmap", maps[2].side},
     };
     const int nouts = (int)(sizeof outs / sizeof outs[0]);
     for (int i = 0; i < nouts; i++)
@@ -617,7 +630,7 @@ static int check_picture_args(settings *s)
                                    w == nwld ? "normalmap" : "albedo",
                                    w == nwld ? s->normalmap : s->albedo, w,
                                    a == w ? outs[j].opt : outs[i].opt);
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 3; k++)
                 if (maps[k].side && (a == maps[k].side || b == maps[k].side))
                     return usage_error("--%s '%s' writes its header '%s', "
                                        "which --%s writes too", maps[k].opt,
@@ -765,9 +778,16 @@ static void warn_idle_options(const settings *s)
         fprintf(stderr, "worldgen: note: --gltf keeps all %" PRIu32 "x%" PRIu32
                 " grid vertices; --gltf-error 0.001 makes a file some 20 "
                 "times smaller\n", s->world.size, s->world.size);
-    if (GIVEN(OPT_HEIGHTMAP_FORMAT) && !s->heightmap && !s->watermap)
+    if (GIVEN(OPT_HEIGHTMAP_FORMAT) && !s->heightmap && !s->watermap &&
+        !s->sedimentmap)
         fprintf(stderr, "worldgen: warning: --heightmap-format does nothing "
-                "without --heightmap or --watermap\n");
+                "without --heightmap, --watermap or --sedimentmap\n");
+    /* Without the hydraulic stage no ground moves (SPEC.md: sediment =
+     * 0): the map is written, all zeros, which is likely not what was
+     * meant. */
+    if (s->sedimentmap && s->world.steps == 0)
+        fprintf(stderr, "worldgen: warning: --sedimentmap '%s' is all zeros: "
+                "--hydraulic 0 moves no sediment\n", s->sedimentmap);
     if (s->check && !s->mesh_auto && s->mesh_set == 1u)
         fprintf(stderr, "worldgen: warning: --check does nothing with --mesh "
                 "scalar: there is no other backend to compare\n");
@@ -849,6 +869,9 @@ static int parse_args(int argc, char **argv, settings *s)
             break;
         case OPT_WATERMAP:
             s->watermap = optarg;
+            break;
+        case OPT_SEDIMENTMAP:
+            s->sedimentmap = optarg;
             break;
         case OPT_NORMALMAP:
         case OPT_ALBEDO: {
@@ -1030,9 +1053,10 @@ static int parse_args(int argc, char **argv, settings *s)
     struct { const char *opt, *path; wg_hm_format *f; } maps[] = {
         {"heightmap", s->heightmap, &s->heightmap_format},
         {"watermap", s->watermap, &s->watermap_format},
+        {"sedimentmap", s->sedimentmap, &s->sedimentmap_format},
     };
     const wg_hm_format given = s->heightmap_format;
-    for (int i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
         if (!maps[i].path)
             continue;
         *maps[i].f = given;
@@ -1060,12 +1084,12 @@ static int parse_args(int argc, char **argv, settings *s)
     if (s->region.w && whole)
         return usage_error("%s with --region %s: the picture and the meshes "
                            "are made of whole worlds; a region run writes "
-                           "--heightmap, --watermap, --normalmap, --albedo "
-                           "and --json", whole,
+                           "--heightmap, --watermap, --sedimentmap, "
+                           "--normalmap, --albedo and --json", whole,
                            s->region_arg);
     if (!s->out_given && !s->show &&
-        (s->heightmap || s->watermap || s->json || s->obj || s->gltf ||
-         s->normalmap || s->albedo || s->region.w))
+        (s->heightmap || s->watermap || s->sedimentmap || s->json || s->obj ||
+         s->gltf || s->normalmap || s->albedo || s->region.w))
         s->out = NULL;
     char gerr[WG_ERR_LEN];
     if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
@@ -1076,6 +1100,7 @@ static int parse_args(int argc, char **argv, settings *s)
         {"out", s->out, "a PNG picture"},
         {"heightmap", s->heightmap, "a binary height map"},
         {"watermap", s->watermap, "a binary water map"},
+        {"sedimentmap", s->sedimentmap, "a binary sediment map"},
         {"gltf", s->gltf, "binary glTF"},
     };
     for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++)
@@ -1378,8 +1403,9 @@ static void map_provenance(const settings *s, char *params, size_t len,
     text[1] = (wg_png_text){"worldgen", params};
 }
 
-/* Write one N x N field as a map (--heightmap, --watermap); *seconds gets
- * the time it took.  Returns 0, or 1 after a message. */
+/* Write one N x N field as a map (--heightmap, --watermap, --sedimentmap:
+ * the last with signed values, render/heightmap.h); *seconds gets the
+ * time it took.  Returns 0, or 1 after a message. */
 static int write_map(const settings *s, const char *opt, const char *path,
                      wg_hm_format format, const float *field,
                      const wg_fields *f, double *seconds)
@@ -1388,9 +1414,12 @@ static int write_map(const settings *s, const char *opt, const char *path,
     wg_png_text text[2];
     map_provenance(s, params, sizeof params, text);
     double t0 = wg_now();
+    const int sediment = opt[0] == 's';
     progress_say(opt[0] == 'h' ? "writing the height map"
+                 : sediment    ? "writing the sediment map"
                                : "writing the water map", -1);
-    if (wg_heightmap_save(path, format, field, f->n, f->r, text, 2, err) != 0) {
+    if (wg_map_save(path, format, sediment ? WG_HM_SIGNED : WG_HM_HEIGHTS,
+                    field, f->n, f->r, text, 2, err) != 0) {
         progress_clear();
         fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
                 err);
@@ -1564,8 +1593,8 @@ static int run(const settings *s, int argc, char **argv)
     float *lattice = NULL;
     const wg_result *ref = NULL;
     wg_image img = {0};
-    const char *outs[] = {s->heightmap, s->watermap, s->json, s->out,
-                          s->gltf};
+    const char *outs[] = {s->heightmap, s->watermap, s->sedimentmap, s->json,
+                          s->out, s->gltf};
     int to_stdout = 0;
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
         to_stdout |= outs[i] && wg_outfile_is_stdout(outs[i]);
@@ -1644,11 +1673,11 @@ static int run(const settings *s, int argc, char **argv)
     wg_render_report rep = {
         .width = s->render.width, .height = s->render.height,
         .aa = s->render.aa, .map = s->render.view == WG_VIEW_MAP,
-        .raster = -1, .shade = -1, .png = -1, .obj = -1, .gltf = -1, .heightmap = -1, .watermap = -1, .png_path = s->out,
+        .raster = -1, .shade = -1, .png = -1, .obj = -1, .gltf = -1, .heightmap = -1, .watermap = -1, .sedimentmap = -1, .png_path = s->out,
         .obj_path = s->obj, .gltf_path = s->gltf,
         .heightmap_path = s->heightmap, .normalmap = -1, .albedo = -1,
         .normalmap_path = s->normalmap, .albedo_path = s->albedo,
-        .watermap_path = s->watermap,
+        .watermap_path = s->watermap, .sedimentmap_path = s->sedimentmap,
     };
     if (s->heightmap &&
         write_map(s, "heightmap", s->heightmap, s->heightmap_format,
@@ -1657,6 +1686,10 @@ static int run(const settings *s, int argc, char **argv)
     if (s->watermap &&
         write_map(s, "watermap", s->watermap, s->watermap_format, f->water,
                   f, &rep.watermap) != 0)
+        goto out;
+    if (s->sedimentmap &&
+        write_map(s, "sedimentmap", s->sedimentmap, s->sedimentmap_format,
+                  f->sediment, f, &rep.sedimentmap) != 0)
         goto out;
     if (s->normalmap && write_rgb_map(s, "normalmap", f, &rep.normalmap))
         goto out;
@@ -1668,7 +1701,8 @@ static int run(const settings *s, int argc, char **argv)
         goto out;
     progress_clear();
     if (!s->quiet && (s->out || s->obj || s->gltf || s->heightmap ||
-                       s->watermap || s->normalmap || s->albedo)) {
+                       s->watermap || s->sedimentmap || s->normalmap ||
+                       s->albedo)) {
         fputc('\n', tables);
         wg_report_render(tables, &rep);
     }

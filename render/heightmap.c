@@ -1,6 +1,6 @@
-/* heightmap.c: the PFM, 16-bit PNG, R16 and GeoTIFF height map writers,
- * the ENVI sidecars that let GDAL open the raw ones, and the save that
- * writes a map and its sidecar as one set.
+/* heightmap.c: the PFM, 16-bit PNG, R16 and GeoTIFF height map writers
+ * (the water and sediment maps' too), the ENVI sidecars that let GDAL open
+ * the raw ones, and the save that writes a map and its sidecar as one set.
  *
  * PFM and R16 stream one row at a time through a row buffer, so writing a
  * huge world costs one row of memory, not a second copy of the field. */
@@ -48,10 +48,30 @@ uint16_t wg_height_to_u16(float h)
     return v > 65535.0 ? 65535 : (uint16_t)v;
 }
 
-static int heightmap_put_u16_le(uint8_t *dst, const float *row, uint32_t n)
+uint16_t wg_sediment_to_u16(float v)
+{
+    double q = floor((double)v * WG_SIGNED_SCALE + WG_SIGNED_ZERO + 0.5);
+    if (!(q > 0.0)) /* also NaN, which a conformant field never holds */
+        return 0;
+    return q > 65535.0 ? 65535 : (uint16_t)q;
+}
+
+double wg_sediment_of_u16(uint16_t q)
+{
+    return ((double)q - WG_SIGNED_ZERO) / WG_SIGNED_SCALE;
+}
+
+/* Value x of a map of values v as its 16-bit sample. */
+static uint16_t heightmap_u16(wg_hm_values v, float x)
+{
+    return v == WG_HM_SIGNED ? wg_sediment_to_u16(x) : wg_height_to_u16(x);
+}
+
+static int heightmap_put_u16_le(uint8_t *dst, const float *row, uint32_t n,
+                                wg_hm_values v)
 {
     for (uint32_t x = 0; x < n; x++) {
-        uint16_t q = wg_height_to_u16(row[x]);
+        uint16_t q = heightmap_u16(v, row[x]);
         dst[2 * x] = (uint8_t)(q & 0xff);
         dst[2 * x + 1] = (uint8_t)(q >> 8);
     }
@@ -98,13 +118,14 @@ static int heightmap_pfm(FILE *fp, const float *h, wg_rect r, char *err)
     return 0;
 }
 
-static int heightmap_r16(FILE *fp, const float *h, wg_rect r, char *err)
+static int heightmap_r16(FILE *fp, const float *h, wg_rect r, wg_hm_values v,
+                         char *err)
 {
     uint8_t *buf = malloc((size_t)r.w * 2);
     if (!buf)
         return wg_fail(err, "out of memory");
     for (uint32_t y = 0; y < r.h; y++) {
-        heightmap_put_u16_le(buf, h + (size_t)y * r.w, r.w);
+        heightmap_put_u16_le(buf, h + (size_t)y * r.w, r.w, v);
         if (fwrite(buf, 2, r.w, fp) != r.w) {
             free(buf);
             return heightmap_write_error(err);
@@ -114,7 +135,7 @@ static int heightmap_r16(FILE *fp, const float *h, wg_rect r, char *err)
     return 0;
 }
 
-static int heightmap_png(FILE *fp, const float *h, wg_rect r,
+static int heightmap_png(FILE *fp, const float *h, wg_rect r, wg_hm_values v,
                          const wg_png_text *text, int ntext, char *err)
 {
     /* libpng wants whole rows; quantise the field once (2 bytes a cell, half
@@ -123,7 +144,7 @@ static int heightmap_png(FILE *fp, const float *h, wg_rect r,
     if (!q)
         return wg_fail(err, "out of memory for a %ux%u PNG", r.w, r.h);
     for (size_t i = 0; i < wg_rect_cells(r); i++)
-        q[i] = wg_height_to_u16(h[i]);
+        q[i] = heightmap_u16(v, h[i]);
     int rc = wg_png_write(fp, r.w, r.h, 16, 1, q, (size_t)r.w * 2, text, ntext,
                           err);
     free(q);
@@ -176,9 +197,9 @@ static int heightmap_window_ok(uint32_t n, wg_rect r, char *err)
     return 0;
 }
 
-int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
-                            uint32_t n, wg_rect r, const wg_png_text *text,
-                            int ntext, char *err)
+int wg_map_write_rect(FILE *fp, wg_hm_format f, wg_hm_values v,
+                      const float *field, uint32_t n, wg_rect r,
+                      const wg_png_text *text, int ntext, char *err)
 {
     if (heightmap_window_ok(n, r, err) != 0)
         return -1;
@@ -187,15 +208,23 @@ int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
     case WG_HM_PFM:
         return heightmap_pfm(fp, field, r, err);
     case WG_HM_PNG:
-        return heightmap_png(fp, field, r, text, ntext, err);
+        return heightmap_png(fp, field, r, v, text, ntext, err);
     case WG_HM_R16:
-        return heightmap_r16(fp, field, r, err);
+        return heightmap_r16(fp, field, r, v, err);
     case WG_HM_TIF:
         return heightmap_tif(fp, field, n, r, text, ntext, err);
     case WG_HM_NONE:
         break;
     }
     return wg_fail(err, "no height map format given");
+}
+
+int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
+                            uint32_t n, wg_rect r, const wg_png_text *text,
+                            int ntext, char *err)
+{
+    return wg_map_write_rect(fp, f, WG_HM_HEIGHTS, field, n, r, text, ntext,
+                             err);
 }
 
 int wg_heightmap_write(FILE *fp, wg_hm_format f, const float *h, uint32_t n,
@@ -217,6 +246,13 @@ const char *wg_heightmap_sidecar_suffix(wg_hm_format f)
 int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
                                wg_rect r, const wg_png_text *text, int ntext,
                                char *err)
+{
+    return wg_map_write_sidecar(fp, f, WG_HM_HEIGHTS, n, r, text, ntext, err);
+}
+
+int wg_map_write_sidecar(FILE *fp, wg_hm_format f, wg_hm_values v,
+                         uint32_t n, wg_rect r, const wg_png_text *text,
+                         int ntext, char *err)
 {
     if (heightmap_window_ok(n, r, err) != 0)
         return -1;
@@ -248,8 +284,13 @@ int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
             r.w, r.h, offset, pfm ? 4 : 12, wg_geo_easting(r.x, n),
             wg_geo_northing(pfm ? r.y + r.h - 1 : r.y, n), s, pfm ? -s : s,
             WG_GEO_WKT);
-    /* R16's samples back to heights: GDAL's band scale. */
-    if (!pfm)
+    /* R16's samples back to values: GDAL's band scale and offset (value =
+     * sample * gain + offset). */
+    if (!pfm && v == WG_HM_SIGNED)
+        fprintf(fp, "data gain values = {%.17g}\ndata offset values = "
+                    "{%.17g}\n", 1.0 / WG_SIGNED_SCALE,
+                -WG_SIGNED_ZERO / WG_SIGNED_SCALE);
+    else if (!pfm)
         fprintf(fp, "data gain values = {%.17g}\ndata offset values = {0}\n",
                 1.0 / 65535.0);
     if (ferror(fp))
@@ -304,18 +345,25 @@ int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
                       uint32_t n, wg_rect r, const wg_png_text *text,
                       int ntext, char *err)
 {
+    return wg_map_save(path, f, WG_HM_HEIGHTS, field, n, r, text, ntext, err);
+}
+
+int wg_map_save(const char *path, wg_hm_format f, wg_hm_values v,
+                const float *field, uint32_t n, wg_rect r,
+                const wg_png_text *text, int ntext, char *err)
+{
     wg_outfile o[2];
     memset(o, 0, sizeof o);
     char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
     if (wg_outfile_open(&o[0], path, err) != 0)
         return -1;
-    if (wg_heightmap_write_rect(o[0].fp, f, field, n, r, text, ntext, err) != 0)
+    if (wg_map_write_rect(o[0].fp, f, v, field, n, r, text, ntext, err) != 0)
         goto fail;
     /* A sidecar only beside a file renamed into place (slot >= 0). */
     int files = 1;
     if (o[0].slot >= 0 && wg_heightmap_sidecar_of(path, f, side, sizeof side)) {
         if (wg_outfile_open(&o[1], side, why) != 0 ||
-            wg_heightmap_write_sidecar(o[1].fp, f, n, r, text, ntext, why) != 0) {
+            wg_map_write_sidecar(o[1].fp, f, v, n, r, text, ntext, why) != 0) {
             wg_fail(err, "its header '%s': %s", wg_outfile_shown(side, shown),
                     why);
             goto fail;

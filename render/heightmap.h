@@ -1,5 +1,5 @@
 /* heightmap.h: height map writers, one call per format, for a whole world
- * or a window of one.
+ * or a window of one; the water and sediment maps go through them too.
  *
  * PFM holds the exact binary32 heights; PNG (16-bit grey) and R16 (raw
  * little-endian uint16, the layout Unity and Unreal import) map height 0..1
@@ -38,6 +38,30 @@ wg_hm_format wg_heightmap_format_of_path(const char *path);
 /* Height 0..1 as a 16-bit sample: round(h * 65535), clamped. */
 uint16_t wg_height_to_u16(float h);
 
+/* What a map's values are, which decides their 16-bit samples (PNG and
+ * R16; PFM and TIF hold the exact binary32 values either way):
+ * WG_HM_HEIGHTS, heights and water depths 0..1 as 0..65535
+ * (wg_height_to_u16); WG_HM_SIGNED, a signed field (the sediment, laid
+ * down > 0 or carried away < 0) as 32768 + v * 65535 (wg_sediment_to_u16):
+ * the height map's step, 1/65535, with 0 at 32768, so that -0.5..+0.49999
+ * fits and every sample reads back as (sample - 32768) / 65535. */
+typedef enum wg_hm_values {
+    WG_HM_HEIGHTS = 0,
+    WG_HM_SIGNED,
+} wg_hm_values;
+
+/* The sample of a signed value 0, and the samples per unit. */
+#define WG_SIGNED_ZERO 32768
+#define WG_SIGNED_SCALE 65535.0
+
+/* A signed value as a 16-bit sample: round(32768 + v * 65535), clamped to
+ * 0..65535 (v below -32768/65535 or above 32767/65535 is cut there). */
+uint16_t wg_sediment_to_u16(float v);
+
+/* The value a signed sample stands for: (q - 32768) / 65535, within half a
+ * step (0.5 / 65535) of the value written, inside the range. */
+double wg_sediment_of_u16(uint16_t q);
+
 /* Write window r of an N-sided world to fp in format f: 'field' holds its
  * r.w * r.h values, row-major (stride r.w), row 0 the window's top.  The
  * window places a GeoTIFF; the other formats hold its samples alone.
@@ -48,6 +72,11 @@ uint16_t wg_height_to_u16(float h);
 int wg_heightmap_write_rect(FILE *fp, wg_hm_format f, const float *field,
                             uint32_t n, wg_rect r, const wg_png_text *text,
                             int ntext, char *err);
+
+/* The same for values v (wg_hm_values: the 16-bit samples' mapping). */
+int wg_map_write_rect(FILE *fp, wg_hm_format f, wg_hm_values v,
+                      const float *field, uint32_t n, wg_rect r,
+                      const wg_png_text *text, int ntext, char *err);
 
 /* The same for the whole N x N world. */
 int wg_heightmap_write(FILE *fp, wg_hm_format f, const float *h, uint32_t n,
@@ -74,6 +103,13 @@ int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
                                wg_rect r, const wg_png_text *text, int ntext,
                                char *err);
 
+/* The same for values v: R16's gain and offset take its samples back to
+ * values (heights: gain 1/65535, offset 0; signed: gain 1/65535, offset
+ * -32768/65535). */
+int wg_map_write_sidecar(FILE *fp, wg_hm_format f, wg_hm_values v,
+                         uint32_t n, wg_rect r, const wg_png_text *text,
+                         int ntext, char *err);
+
 /* Write the map to 'path' through render/outfile.h, with its sidecar
  * (wg_heightmap_sidecar_of) when the map is a file renamed into place,
  * both committed as one set: both appear, or neither.  "-", a descriptor,
@@ -84,6 +120,12 @@ int wg_heightmap_write_sidecar(FILE *fp, wg_hm_format f, uint32_t n,
 int wg_heightmap_save(const char *path, wg_hm_format f, const float *field,
                       uint32_t n, wg_rect r, const wg_png_text *text,
                       int ntext, char *err);
+
+/* The same for values v: --heightmap and --watermap save WG_HM_HEIGHTS,
+ * --sedimentmap WG_HM_SIGNED. */
+int wg_map_save(const char *path, wg_hm_format f, wg_hm_values v,
+                const float *field, uint32_t n, wg_rect r,
+                const wg_png_text *text, int ntext, char *err);
 
 /* ---- normal and albedo maps (--normalmap, --albedo) ----------------------
  *

@@ -259,6 +259,7 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
         const struct { const char *name, *path; double t; } wr[] = {
             {"heightmap", rr->heightmap_path, rr->heightmap},
             {"watermap", rr->watermap_path, rr->watermap},
+            {"sedimentmap", rr->sedimentmap_path, rr->sedimentmap},
             {"normalmap", rr->normalmap_path, rr->normalmap},
             {"albedo", rr->albedo_path, rr->albedo},
             {"png", rr->png_path, rr->png},
@@ -336,16 +337,17 @@ void wg_report_render(FILE *fp, const wg_render_report *r)
                 r->threads, r->threads == 1 ? "" : "s");
     else
         fprintf(fp, "render  no picture\n");
-    fprintf(fp, "\n  %-9s %9s  %s\n", "step", "time", "output");
+    fprintf(fp, "\n  %-11s %9s  %s\n", "step", "time", "output");
     if (r->raster >= 0.0 && !r->map) {
-        fprintf(fp, "  %-9s %8.4fs\n", "rasterise", r->raster);
-        fprintf(fp, "  %-9s %8.4fs\n", "shade", r->shade);
+        fprintf(fp, "  %-11s %8.4fs\n", "rasterise", r->raster);
+        fprintf(fp, "  %-11s %8.4fs\n", "shade", r->shade);
     } else if (r->raster >= 0.0) {
-        fprintf(fp, "  %-9s %8.4fs\n", "shade", r->shade);
+        fprintf(fp, "  %-11s %8.4fs\n", "shade", r->shade);
     }
     const struct { const char *name, *path, *more; double t; } wr[] = {
         {"heightmap", r->heightmap_path, "", r->heightmap},
         {"watermap", r->watermap_path, "", r->watermap},
+        {"sedimentmap", r->sedimentmap_path, "", r->sedimentmap},
         {"normalmap", r->normalmap_path, "", r->normalmap},
         {"albedo", r->albedo_path, "", r->albedo},
         {"png", r->png_path, "", r->png},
@@ -354,7 +356,7 @@ void wg_report_render(FILE *fp, const wg_render_report *r)
     };
     for (size_t i = 0; i < sizeof wr / sizeof wr[0]; i++)
         if (wr[i].t >= 0.0 && wr[i].path)
-            fprintf(fp, "  %-9s %8.4fs  %s%s\n", wr[i].name, wr[i].t,
+            fprintf(fp, "  %-11s %8.4fs  %s%s\n", wr[i].name, wr[i].t,
                     strcmp(wr[i].path, "-") == 0 ? "(standard output)"
                                                  : wr[i].path, wr[i].more);
 }

@@ -58,15 +58,16 @@ typedef struct wg_render_report {
     double png;           /* writing it */
     double obj;           /* writing the OBJ, its MTL and its texture */
     double gltf;          /* writing the binary glTF */
-    double heightmap, watermap, normalmap, albedo;
+    double heightmap, watermap, sedimentmap, normalmap, albedo;
     const char *png_path, *obj_path, *gltf_path, *heightmap_path,
-        *watermap_path, *normalmap_path, *albedo_path;
+        *watermap_path, *sedimentmap_path, *normalmap_path, *albedo_path;
 } wg_render_report;
 
 /* The render block, after the field stages: a 'render' line (picture size,
  * samples, triangles drawn, or "no picture"), then a row per step that
  * ran: rasterise, shade, and each writer (png, obj, gltf, heightmap,
- * watermap, normalmap, albedo) with its seconds and the file it wrote. */
+ * watermap, sedimentmap, normalmap, albedo) with its seconds and the file
+ * it wrote. */
 void wg_report_render(FILE *fp, const wg_render_report *r);
 
 /* The 'wall' line: the seconds from the run's start to here (setup, the

@@ -78,6 +78,7 @@ typedef struct gd_info {
     int has_gt;
     double gt[6];
     double scale; /* the band's, 1 when none */
+    double offset; /* the band's, 0 when none */
 } gd_info;
 
 /* The JSON text after "key": (from 'from' on), or NULL. */
@@ -127,6 +128,9 @@ static gd_info gd_gdalinfo(const char *path)
         p = gd_json_at(bands, "scale");
         if (p)
             i.scale = strtod(p, NULL);
+        p = gd_json_at(bands, "offset");
+        if (p)
+            i.offset = strtod(p, NULL);
         i.ok = 1;
     }
     wg_cli_free(&c);
@@ -698,6 +702,58 @@ WG_TEST(gdal_cli_sidecar_names_are_outputs_too)
                "ls gd-h.pfm.hdr gd-w.pfm.hdr");
     CHECK(c.status == 0, "%s", c.err);
     wg_cli_free(&c);
+}
+
+WG_TEST(gdal_sedimentmap_unscales_to_the_sediment)
+{
+    /* The sediment R16's ENVI header gives GDAL the band's scale and
+     * offset (sample * 1/65535 - 32768/65535), so gdal_translate -unscale
+     * turns it back into sediment within half a 16-bit step; the TIF is
+     * the field, exact. */
+    CHECK(wg_geotiff_available(), "built without GeoTIFF");
+    wg_cli c = gd_run("--sedimentmap gd-s.r16 && ./worldgen --size 45 "
+                      "--octaves 4 --erosion 3 --hydraulic 30 --seed 42 -q "
+                      "--no-image --sedimentmap gd-s.tif && gdal_translate -q "
+                      "-unscale -ot Float32 -of ENVI gd-s.r16 gd-s.f32");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    wg_fields f;
+    if (wg_make_world("scalar", &gd_world, 0, &f) != 0)
+        return;
+    char path[512];
+    gd_info i = gd_gdalinfo(gd_path(path, "gd-s.r16"));
+    CHECK(strcmp(i.driver, "ENVI") == 0 && strcmp(i.type, "UInt16") == 0 &&
+              i.scale > 0.999999999 / 65535 && i.scale < 1.000000001 / 65535 &&
+              i.offset < -0.4999999 * 65536 / 65535 &&
+              i.offset > -0.5000001 * 65536 / 65535,
+          "%s %s scale %.17g offset %.17g", i.driver, i.type, i.scale,
+          i.offset);
+    gd_check_gt(&i, GD_N, wg_rect_world(GD_N), "gd-s.r16");
+    size_t len = 0;
+    float *v = wg_read_file(gd_path(path, "gd-s.f32"), &len);
+    CHECK(v && len == wg_cells(GD_N) * 4, "%zu bytes", len);
+    int far = 0, moved = 0;
+    for (size_t k = 0; v && len == wg_cells(GD_N) * 4 && k < wg_cells(GD_N);
+         k++) {
+        /* GDAL's float32 of the unscaled sample: half a step, and the
+         * float32 rounding of a value near 0.1 (1e-8). */
+        double d = (double)v[k] - f.sediment[k];
+        far += d > 0.5 / 65535 + 1e-8 || d < -0.5 / 65535 - 1e-8;
+        moved += f.sediment[k] != 0.0f;
+    }
+    CHECK(far == 0 && moved > 100, "%d samples further than half a step "
+          "(%d cells moved)", far, moved);
+    free(v);
+    i = gd_gdalinfo(gd_path(path, "gd-s.tif"));
+    CHECK(strcmp(i.driver, "GTiff") == 0 && strcmp(i.type, "Float32") == 0 &&
+          i.scale == 1.0 && i.offset == 0.0);
+    gd_check_gt(&i, GD_N, wg_rect_world(GD_N), "gd-s.tif");
+    v = gd_samples(path, &len);
+    CHECK(v && len == wg_cells(GD_N) * 4 &&
+              memcmp(v, f.sediment, len) == 0,
+          "--sedimentmap s.tif is not the sediment to the bit");
+    free(v);
+    wg_fields_free(&f);
 }
 
 /* ---- normal and albedo maps: whole and tiled runs line up ---------------- */

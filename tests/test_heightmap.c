@@ -402,3 +402,272 @@ WG_TEST(heightmap_replaces_an_existing_file_whole)
     CHECK(c.status == 0 && len == 45 * 45 * 2, "status %d, %zu bytes", c.status, len);
     wg_cli_free(&c);
 }
+
+/* ---- the sediment map (--sedimentmap) ------------------------------------ */
+
+/* The test world on the command line (hm_world), less its step count. */
+#define HM_SED_WORLD "./worldgen --size 45 --octaves 4 --erosion 3 --seed 42 " \
+                     "-q --no-image"
+
+/* A PFM of the 45-sided test world as the grid, row 0 the top (the file's
+ * last row), or NULL after a failed check.  Caller frees. */
+static float *hm_read_pfm45(const char *name)
+{
+    const size_t n = 45;
+    const char *header = "Pf\n45 45\n-1.0\n";
+    const size_t hl = strlen(header);
+    char path[300];
+    hm_path(path, sizeof path, name);
+    size_t len = 0;
+    unsigned char *b = wg_read_file(path, &len);
+    int ok = b && len == hl + n * n * 4 && memcmp(b, header, hl) == 0;
+    CHECK(ok, "%s: not a 45x45 PFM (%zu bytes)", name, len);
+    float *g = ok ? malloc(n * n * sizeof *g) : NULL;
+    for (size_t y = 0; g && y < n; y++)
+        memcpy(g + y * n, b + hl + (n - 1 - y) * n * 4, n * 4);
+    free(b);
+    return g;
+}
+
+WG_TEST(sedimentmap_pfm_is_ground_minus_starting_ground)
+{
+    /* SPEC.md, stage 3, "After the last step": sediment = b - b0 in
+     * binary32, b the final ground (what --heightmap writes) and b0 =
+     * ftz(h), stage 2's heights: what --heightmap writes for the same
+     * world with --hydraulic 0.  So the PFM sediment map is the difference
+     * of those two height maps, to the bit; and with --hydraulic 0 it is
+     * all zeros (+0), with a warning saying so. */
+    wg_cli c = wg_cli_sh(HM_SED_WORLD " --hydraulic 30 --heightmap sd-h.pfm "
+                         "--sedimentmap sd-s.pfm --json sd-j.json");
+    CHECK(c.status == 0 && c.err[0] == '\0', "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh(HM_SED_WORLD " --hydraulic 0 --heightmap sd-h0.pfm "
+                  "--sedimentmap sd-s0.pfm");
+    CHECK(c.status == 0 &&
+              strstr(c.err, "worldgen: warning: --sedimentmap 'sd-s0.pfm' is all "
+                            "zeros: --hydraulic 0 moves no sediment"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    const size_t cells = 45 * 45;
+    float *h = hm_read_pfm45("sd-h.pfm"), *h0 = hm_read_pfm45("sd-h0.pfm"),
+          *s = hm_read_pfm45("sd-s.pfm"), *s0 = hm_read_pfm45("sd-s0.pfm");
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &hm_world, 0, &f) == 0);
+    if (h && h0 && s && s0 && f.sediment) {
+        size_t bad = 0, field = 0, up = 0, down = 0, moved = 0, zero0 = 0;
+        for (size_t i = 0; i < cells; i++) {
+            volatile float d = h[i] - h0[i]; /* binary32, as SPEC.md */
+            float dv = d;
+            bad += memcmp(&dv, &s[i], 4) != 0;
+            field += memcmp(&s[i], &f.sediment[i], 4) != 0;
+            up += s[i] > 0.0f;
+            down += s[i] < 0.0f;
+            moved += h[i] != h0[i];
+            uint32_t bits;
+            memcpy(&bits, &s0[i], 4);
+            zero0 += bits == 0;
+        }
+        /* The world must move ground both ways, or the check proves
+         * nothing. */
+        CHECK(up > 50 && down > 50 && moved > 100,
+              "the test world moves too little: %zu up, %zu down", up, down);
+        CHECK(bad == 0, "%zu cells: sediment map != height - height at "
+              "--hydraulic 0", bad);
+        CHECK(field == 0, "%zu cells differ from the sediment field", field);
+        CHECK(zero0 == cells, "--hydraulic 0: %zu of %zu cells are +0",
+              zero0, cells);
+    }
+    free(h);
+    free(h0);
+    free(s);
+    free(s0);
+    wg_fields_free(&f);
+    /* Reported with the other writers, and only the map asked for. */
+    char path[300];
+    hm_path(path, sizeof path, "sd-j.json");
+    size_t len = 0;
+    char *j = wg_read_file(path, &len);
+    CHECK(j && strstr(j, "{\"format\": \"sedimentmap\", \"path\": \"sd-s.pfm\", "
+                         "\"seconds\": "), "%s", j ? j : "no JSON");
+    free(j);
+    c = wg_cli_sh("./worldgen --size 45 --octaves 4 --erosion 3 --seed 42 "
+                  "--hydraulic 3 --sedimentmap sd-t.pfm --json /dev/null | "
+                  "sed -n '/^  step/,/^$/p'");
+    CHECK(c.status == 0 &&
+              strcmp(c.out, "  step             time  output\n") > 0 &&
+              strstr(c.out, "  step             time  output\n"
+                            "  sedimentmap ") &&
+              strstr(c.out, "s  sd-t.pfm\n") && !strstr(c.out, "heightmap"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(sedimentmap_clashes_are_refused_naming_both)
+{
+    /* --sedimentmap is one more file of the run: checked against every
+     * other output (and its ENVI header too) before any work, exit 2, the
+     * message naming both options; nothing is written. */
+    static const struct {
+        const char *args, *err_has;
+    } cases[] = {
+        {"--heightmap s.pfm --sedimentmap s.pfm",
+         "--heightmap 's.pfm' and --sedimentmap 's.pfm' are the same file"},
+        {"--watermap w.r16 --sedimentmap ./w.r16",
+         "--watermap 'w.r16' and --sedimentmap './w.r16' are the same file"},
+        {"--sedimentmap p.png --out p.png",
+         "--out 'p.png' and --sedimentmap 'p.png' are the same file"},
+        {"--sedimentmap j.tif --json j.tif",
+         "--sedimentmap 'j.tif' and --json 'j.tif' are the same file"},
+        {"--sedimentmap s.r16 --json s.r16.hdr",
+         "--sedimentmap 's.r16' writes its header 's.r16.hdr', which --json "
+         "writes too"},
+        {"--heightmap h.r16 --sedimentmap h.r16.hdr --heightmap-format r16",
+         "--heightmap 'h.r16' writes its header 'h.r16.hdr', which "
+         "--sedimentmap writes too"},
+        {"--sedimentmap n.png --normalmap n.png",
+         "--normalmap 'n.png' and --sedimentmap 'n.png' are the same file"},
+        {"--heightmap - --sedimentmap - --heightmap-format pfm",
+         "--heightmap - and --sedimentmap - both want standard output"},
+        {"--sedimentmap /dev/stdout --json - --heightmap-format r16",
+         "--sedimentmap /dev/stdout and --json - both want standard output"},
+        {"--sedimentmap -",
+         "--sedimentmap -: give the format with --heightmap-format"},
+        {"--sedimentmap s.jpg",
+         "--sedimentmap: 's.jpg' has no known extension"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf d && mkdir d && cd d && ../worldgen "
+                 "--size 16 -q %s; echo \"status $?\"; ls -A",
+                 cases[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(strcmp(c.out, "status 2\n") == 0 &&
+                  strstr(c.err, cases[i].err_has) &&
+                  strstr(c.err, "Try 'worldgen --help'"),
+              "%s: %s %s", cases[i].args, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    /* Its header beside another map's is no clash. */
+    wg_cli c = wg_cli_sh("rm -rf d && mkdir d && cd d && ../worldgen --size 16 "
+                         "-q --heightmap a.r16 --watermap b.r16 --sedimentmap "
+                         "c.r16 && ls -A");
+    CHECK(c.status == 0 && strcmp(c.out, "a.r16\na.r16.hdr\nb.r16\nb.r16.hdr\n"
+                                         "c.r16\nc.r16.hdr\n") == 0,
+          "%d %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(sedimentmap_16bit_round_trips_within_half_a_step)
+{
+    /* PNG and R16 hold 32768 + v * 65535, rounded and clamped: the height
+     * map's step with 0 in the middle, so (q - 32768) / 65535 is within
+     * half a step of v over -32768/65535..32767/65535. */
+    const double half = 0.5 / 65535.0 + 1e-15;
+    CHECK(wg_sediment_to_u16(0.0f) == 32768 && wg_sediment_to_u16(-0.0f) == 32768);
+    CHECK(wg_sediment_to_u16(1.0f / 65535.0f) == 32769);
+    CHECK(wg_sediment_to_u16(-1.0f / 65535.0f) == 32767);
+    CHECK(wg_sediment_to_u16(0.49f / 65535.0f) == 32768 &&
+          wg_sediment_to_u16(-0.49f / 65535.0f) == 32768);
+    CHECK(wg_sediment_to_u16(-32768.0f / 65535.0f) == 0 &&
+          wg_sediment_to_u16(32767.0f / 65535.0f) == 65535);
+    CHECK(wg_sediment_to_u16(-1.0f) == 0 && wg_sediment_to_u16(1.0f) == 65535,
+          "out of range is clamped");
+    CHECK(wg_sediment_of_u16(32768) == 0.0 && wg_sediment_of_u16(0) ==
+          -32768.0 / 65535.0 && wg_sediment_of_u16(65535) == 32767.0 / 65535.0);
+    int far = 0, off = 0;
+    for (int k = -70000; k <= 70000; k++) {
+        float v = (float)k * 7.3e-6f; /* -0.511..0.511, off the grid */
+        uint16_t q = wg_sediment_to_u16(v);
+        double back = wg_sediment_of_u16(q);
+        if (v >= -32768.0f / 65535.0f && v <= 32767.0f / 65535.0f)
+            far += back - v > half || v - back > half;
+        else
+            off += q != (v < 0 ? 0 : 65535);
+    }
+    CHECK(far == 0 && off == 0, "%d further than half a step, %d not clamped",
+          far, off);
+
+    /* The maps the command line writes: each 16-bit sample is the PFM's
+     * value mapped, also through standard output. */
+    wg_cli c = wg_cli_sh(HM_SED_WORLD " --hydraulic 30 --sedimentmap sd-s.pfm && "
+                         HM_SED_WORLD " --hydraulic 30 --sedimentmap sd-s.png && "
+                         HM_SED_WORLD " --hydraulic 30 --sedimentmap sd-s.r16 && "
+                         HM_SED_WORLD " --hydraulic 30 --sedimentmap - "
+                         "--heightmap-format r16 > sd-o.r16 && cmp sd-s.r16 sd-o.r16 && "
+                         HM_SED_WORLD " --hydraulic 0 --sedimentmap sd-z.png 2> /dev/null");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    const size_t cells = 45 * 45;
+    float *s = hm_read_pfm45("sd-s.pfm");
+    char png[300], r16[300], zpng[300], hdr[300], text[1024];
+    hm_path(png, sizeof png, "sd-s.png");
+    hm_path(r16, sizeof r16, "sd-s.r16");
+    hm_path(zpng, sizeof zpng, "sd-z.png");
+    hm_path(hdr, sizeof hdr, "sd-s.r16.hdr");
+    uint32_t w = 0, h = 0;
+    uint16_t *px = wg_read_png(png, 16, 1, &w, &h, text, sizeof text);
+    CHECK(px && w == 45 && h == 45, "cannot read %s as 16-bit grey", png);
+    size_t len = 0;
+    unsigned char *raw = wg_read_file(r16, &len);
+    CHECK(raw && len == cells * 2, "%s: %zu bytes", r16, len);
+    if (s && px && raw && len == cells * 2) {
+        int bad = 0, far16 = 0, above = 0, below = 0;
+        for (size_t i = 0; i < cells; i++) {
+            uint16_t q = (uint16_t)(raw[2 * i] | raw[2 * i + 1] << 8);
+            bad += px[i] != wg_sediment_to_u16(s[i]) || q != px[i];
+            double d = wg_sediment_of_u16(px[i]) - s[i];
+            far16 += d > half || d < -half;
+            above += px[i] > 32768;
+            below += px[i] < 32768;
+        }
+        CHECK(bad == 0 && far16 == 0, "%d samples are not the mapping, %d "
+              "further than half a step", bad, far16);
+        CHECK(above > 50 && below > 50, "%d above 32768, %d below", above, below);
+        CHECK(strstr(text, "--hydraulic 30"), "%s", text);
+    }
+    free(px);
+    free(raw);
+    free(s);
+    px = wg_read_png(zpng, 16, 1, &w, &h, NULL, 0);
+    int mid = 0;
+    for (size_t i = 0; px && i < cells; i++)
+        mid += px[i] == 32768;
+    CHECK(px && mid == (int)cells, "--hydraulic 0: %d of %zu samples 32768",
+          mid, cells);
+    free(px);
+    /* The R16's header takes samples back to values for GDAL. */
+    char *side = wg_read_file(hdr, &len);
+    CHECK(side && strstr(side, "data gain values = {1.5259021896696422e-05}\n") &&
+              strstr(side, "data offset values = {-0.50000762951094835}\n"),
+          "%s", side ? side : "no header");
+    free(side);
+}
+
+WG_TEST(sedimentmap_region_is_the_window_of_the_whole)
+{
+    /* A --region run's sediment map is the window of the whole world's,
+     * to the bit, as its height and water maps are. */
+    wg_cli c = wg_cli_sh(HM_SED_WORLD " --hydraulic 30 --sedimentmap sd-w.pfm && "
+                         HM_SED_WORLD " --hydraulic 30 --region 7,11,20,30 "
+                         "--sedimentmap sd-r.pfm");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    float *whole = hm_read_pfm45("sd-w.pfm");
+    char path[300];
+    hm_path(path, sizeof path, "sd-r.pfm");
+    size_t len = 0;
+    unsigned char *b = wg_read_file(path, &len);
+    const char *header = "Pf\n20 30\n-1.0\n";
+    size_t hl = strlen(header);
+    CHECK(b && len == hl + 20 * 30 * 4 && memcmp(b, header, hl) == 0,
+          "%zu bytes", len);
+    if (whole && b && len == hl + 20 * 30 * 4) {
+        int bad = 0;
+        for (size_t y = 0; y < 30; y++)
+            bad += memcmp(b + hl + (29 - y) * 20 * 4,
+                          whole + (11 + y) * 45 + 7, 20 * 4) != 0;
+        CHECK(bad == 0, "%d rows differ from the whole world's", bad);
+    }
+    free(b);
+    free(whole);
+}

@@ -213,6 +213,11 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
                                                 "--view map"},
         {"--json j.json --view map", "--view does nothing: this run makes no "
                                      "picture"},
+        {"--hydraulic 0 --sedimentmap s.pfm", "--sedimentmap 's.pfm' is all "
+                                              "zeros: --hydraulic 0 moves no "
+                                              "sediment"},
+        {"--sedimentmap - --heightmap-format r16 --hydraulic 0 > /dev/null",
+         "--sedimentmap '-' is all zeros"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         wg_cli c = pipe_sh("./worldgen --size 16 -q %s", cases[i].args);
@@ -223,7 +228,8 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
     }
     /* And none where every option counts. */
     wg_cli c = pipe_sh("%s", "./worldgen --size 16 -q --mesh all --gpu 0 "
-                             "--azimuth 10 --out p.png --threads 2");
+                             "--azimuth 10 --out p.png --threads 2 "
+                             "--sedimentmap s.pfm");
     CHECK(c.status == 0 && c.err[0] == '\0', "%s", c.err);
     wg_cli_free(&c);
 }

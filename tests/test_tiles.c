@@ -422,11 +422,13 @@ WG_TEST(tiles_shared_edges_r16_are_the_whole_worlds_windows)
     tl_dir(dir, "tl-shared");
     wg_cli c;
     int st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --shared-edges "
-                    "--format r16 -j 2 --out '%s/r16' -- " TL_SE_OPTS,
+                    "--format r16 --sediment -j 2 --out '%s/r16' -- " TL_SE_OPTS,
                     wg_srcdir(), TL_SE_N, TL_SE_T, dir);
     CHECK(st == 0 && strstr(c.out, "in 16 tiles of 33 (4x4, the last column "
                             "and row 33), sharing their edge vertices") &&
-              strstr(c.out, "mosaic: height.vrt, water.vrt") &&
+              strstr(c.out, "mosaic: height.vrt, water.vrt, sediment.vrt "
+                            "(UInt16, scale 1/65535; the sediment offset "
+                            "-32768/65535)") &&
               strstr(c.err, "[16/16] "),
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
@@ -434,14 +436,15 @@ WG_TEST(tiles_shared_edges_r16_are_the_whole_worlds_windows)
         return;
     st = tl_run(&c, "./worldgen --size %d " TL_SE_OPTS " --heightmap "
                 "'%s/whole-height.r16' --watermap '%s/whole-water.r16' "
-                "--no-image -q", TL_SE_N, dir, dir);
+                "--sedimentmap '%s/whole-sediment.r16' --no-image -q",
+                TL_SE_N, dir, dir, dir);
     CHECK(st == 0, "the whole run: %s", c.err);
     wg_cli_free(&c);
     if (st != 0)
         return;
     enum { N = TL_SE_N, T = TL_SE_T, K = 4 };
-    static const char *const kind[] = {"height", "water"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const kind[] = {"height", "water", "sediment"};
+    for (int k = 0; k < 3; k++) {
         char p[700];
         size_t len = 0;
         snprintf(p, sizeof p, "%s/whole-%s.r16", dir, kind[k]);
@@ -508,9 +511,14 @@ WG_TEST(tiles_shared_edges_r16_are_the_whole_worlds_windows)
               c.err);
         wg_cli_free(&c);
     }
+    /* The sediment mosaic keeps its tiles' scale and offset for GDAL. */
+    st = tl_run(&c, "cd '%s' && gdalinfo r16/sediment.vrt | grep -c -e "
+                "'^  Offset: -0.5000076.*Scale:1.5259.*e-05$'", dir);
+    CHECK(st == 0 && atoi(c.out) == 1, "sediment.vrt: %s%s", c.out, c.err);
+    wg_cli_free(&c);
     /* Run again: every tile kept (found by its .r16 maps), none made. */
     st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --shared-edges "
-                "--format r16 -j 2 --out '%s/r16' -- " TL_SE_OPTS,
+                "--format r16 --sediment -j 2 --out '%s/r16' -- " TL_SE_OPTS,
                 wg_srcdir(), TL_SE_N, TL_SE_T, dir);
     CHECK(st == 0 && strstr(c.err, "0 to make, 16 kept"), "status %d: %s",
           st, c.err);
@@ -570,6 +578,8 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -- --heightmap h.png", "sets --heightmap"},
         {"--size 100 --tile 10 -- --heightm h.png", "sets --heightmap"},
         {"--size 100 --tile 10 -- --json=j.json", "sets --json"},
+        {"--size 100 --tile 10 -- --sedimentmap s.tif",
+         "sets --sedimentmap for each tile (give --sediment)"},
         {"--size 100 --tile 10 -- --size 5", "sets --size"},
         {"--size 100 --tile 10 --bogus", "unknown option '--bogus'"},
         {"--size 100 --tile 10 --format jpg", "--format 'jpg'"},
