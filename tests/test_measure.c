@@ -1,7 +1,9 @@
-/* test_measure.c: the README's measuring tools, scripts/roughness.c and
- * scripts/resolution.c: each builds warning-free with the project's
- * compiler and measures what it says, on maps made by hand and on small
- * worlds.  Fast: two tiny compiles and worlds of 65 at most. */
+/* test_measure.c: the README's measuring tools, scripts/roughness.c,
+ * scripts/resolution.c and scripts/drainage.c: each builds warning-free
+ * with the project's compiler and measures what it says, on maps made by
+ * hand and on small worlds.  Fast: three tiny compiles and worlds of 65 at
+ * most. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +104,206 @@ WG_TEST(measure_resolution_compares_two_sizes)
               strstr(c.out, "water deeper than 0.01:"),
           "output:\n%s", c.out);
     wg_cli_free(&c);
+}
+
+/* drainage's figures for one surface ("water surface" or "ground"). */
+typedef struct {
+    long pits, sea, border, to_pits, deep_pits, to_deep;
+    double fill;
+} measure_drain;
+
+static int measure_drain_parse(const char *out, const char *name,
+                               measure_drain *d)
+{
+    static const char *const key[] = {"pits", "to sea", "to border",
+                                      "to pits", "deep pits", "to deep pits",
+                                      "mean fill depth"};
+    long *v[] = {&d->pits, &d->sea, &d->border, &d->to_pits, &d->deep_pits,
+                 &d->to_deep};
+    for (int k = 0; k < 7; k++) {
+        char label[64];
+        snprintf(label, sizeof label, "\n%s %s: ", name, key[k]);
+        const char *p = strstr(out, label);
+        if (!p || (k < 6 ? sscanf(p + strlen(label), "%ld", v[k])
+                         : sscanf(p + strlen(label), "%lf", &d->fill)) != 1)
+            return -1;
+    }
+    return 0;
+}
+
+/* Run drainage on h.pfm and w.pfm with SEA 'sea'; the land cells and both
+ * surfaces' figures, or -1 with a failed check. */
+static long measure_drain_run(const char *sea, measure_drain *water,
+                              measure_drain *ground)
+{
+    char cmd[256];
+    long land = -1;
+    snprintf(cmd, sizeof cmd, "./drainage h.pfm w.pfm %s", sea);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "%s: status %d: %s", cmd, c.status, c.err);
+    int ok = c.status == 0 && sscanf(c.out, "land cells: %ld", &land) == 1 &&
+             measure_drain_parse(c.out, "water surface", water) == 0 &&
+             measure_drain_parse(c.out, "ground", ground) == 0;
+    CHECK(ok, "%s, output:\n%s", cmd, c.out);
+    wg_cli_free(&c);
+    return ok ? land : -1;
+}
+
+/* a matches b to the 7 digits drainage prints */
+#define DRAIN_NEAR(a, b) (fabs((a) - (b)) <= 1e-6 * fabs(b))
+
+#define DRAIN_IS(d, p, s, b, tp, dp, td)                                    \
+    CHECK((d).pits == (p) && (d).sea == (s) && (d).border == (b) &&         \
+              (d).to_pits == (tp) && (d).deep_pits == (dp) &&               \
+              (d).to_deep == (td),                                          \
+          #d ": %ld pits, %ld to sea, %ld to border, %ld to pits, %ld deep " \
+             "pits, %ld to them", (d).pits, (d).sea, (d).border,           \
+          (d).to_pits, (d).deep_pits, (d).to_deep)
+
+/* A plane tilted down to a row of sea, N = 7, with a hole 0.05 deep in its
+ * ground that water fills level: the water surface's 25 land cells all run
+ * to the sea; the ground's hole takes its three columns from the row below
+ * it up (9 cells), filled 0.04 to the level of the cell below it.  With SEA
+ * 0.05 the sea row is land on the border, where everything else ends. */
+WG_TEST(measure_drainage_plane_to_the_sea)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    enum { N = 7 };
+    float h[N * N], w[N * N];
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            h[y * N + x] = y ? 0.3f + 0.01f * (float)y : 0.1f;
+            w[y * N + x] = y ? 0.0f : 0.25f - 0.1f;
+        }
+    h[4 * N + 3] -= 0.05f;
+    w[4 * N + 3] = 0.05f;
+    measure_pfm("h.pfm", h, N);
+    measure_pfm("w.pfm", w, N);
+    measure_drain water, ground;
+    long land = measure_drain_run("0.25", &water, &ground);
+    CHECK(land == 25, "%ld land cells", land);
+    DRAIN_IS(water, 0, 25, 0, 0, 0, 0);
+    CHECK(water.fill == 0, "water surface mean fill depth %g", water.fill);
+    DRAIN_IS(ground, 1, 16, 0, 9, 1, 9);
+    double fill = ((double)h[3 * N + 3] - (double)h[4 * N + 3]) / 25;
+    CHECK(DRAIN_NEAR(ground.fill, fill), "ground mean fill depth %.9g, "
+          "not %.9g", ground.fill, fill);
+    land = measure_drain_run("0.05", &water, &ground);
+    CHECK(land == 25, "SEA 0.05: %ld land cells", land);
+    DRAIN_IS(water, 0, 0, 25, 0, 0, 0);
+    DRAIN_IS(ground, 1, 0, 16, 9, 1, 9);
+}
+
+/* A bowl, N = 9, no sea: every one of the 49 land cells runs down to the
+ * one pit at its centre, 0.16 below the lowest border cell, and every cell
+ * under that level is filled up to it. */
+WG_TEST(measure_drainage_bowl_has_one_deep_pit)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    enum { N = 9 };
+    float h[N * N], w[N * N];
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            h[y * N + x] = 0.5f + 0.01f * (float)((x - 4) * (x - 4) +
+                                                  (y - 4) * (y - 4));
+            w[y * N + x] = 0.0f;
+        }
+    measure_pfm("h.pfm", h, N);
+    measure_pfm("w.pfm", w, N);
+    measure_drain water, ground;
+    long land = measure_drain_run("0.25", &water, &ground);
+    CHECK(land == 49, "%ld land cells", land);
+    DRAIN_IS(water, 1, 0, 0, 49, 1, 49);
+    DRAIN_IS(ground, 1, 0, 0, 49, 1, 49);
+    double fill = 0, rim = h[4]; /* (4, 0): the lowest border cell */
+    for (int y = 1; y < N - 1; y++)
+        for (int x = 1; x < N - 1; x++)
+            fill += h[y * N + x] < rim ? rim - (double)h[y * N + x] : 0.0;
+    fill /= 49;
+    CHECK(DRAIN_NEAR(ground.fill, fill) && DRAIN_NEAR(water.fill, fill),
+          "mean fill depth %.9g and %.9g, not %.9g", ground.fill, water.fill,
+          fill);
+}
+
+/* A gentle plane (0.0001 a row) down to a row of sea, N = 9, with two
+ * holes in row 5: one 0.05 deep at x = 2, one 0.0005 deep at x = 6 (filled
+ * 0.0004 to its lowest neighbour's level: shallow).  Each takes its three
+ * columns from row 4 up, 12 cells of the 49; only the first is deep. */
+WG_TEST(measure_drainage_tells_deep_pits_from_shallow)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    enum { N = 9 };
+    float h[N * N], w[N * N];
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            h[y * N + x] = y ? 0.3f + 0.0001f * (float)y : 0.1f;
+            w[y * N + x] = 0.0f;
+        }
+    h[5 * N + 2] -= 0.05f;
+    h[5 * N + 6] -= 0.0005f;
+    measure_pfm("h.pfm", h, N);
+    measure_pfm("w.pfm", w, N);
+    measure_drain water, ground;
+    long land = measure_drain_run("0.25", &water, &ground);
+    CHECK(land == 49, "%ld land cells", land);
+    DRAIN_IS(water, 2, 25, 0, 24, 1, 12);
+    DRAIN_IS(ground, 2, 25, 0, 24, 1, 12);
+    double fill = ((double)h[4 * N + 2] - (double)h[5 * N + 2] +
+                   (double)h[4 * N + 6] - (double)h[5 * N + 6]) / 49;
+    CHECK(DRAIN_NEAR(ground.fill, fill), "mean fill depth %.9g, not %.9g",
+          ground.fill, fill);
+}
+
+/* A tie, N = 5, no sea: the centre (0.5) drops 0.1 to the left (0.4, then
+ * the border at 0.3) and 0.1 to the right (0.4, a pit 0.1 deep); the first
+ * in the order, the left, takes it and the cells above and below it that
+ * run to it: 6 of the 9 to the border, 3 to the pit. */
+WG_TEST(measure_drainage_breaks_ties_in_order)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    enum { N = 5 };
+    float h[N * N], w[N * N];
+    for (int i = 0; i < N * N; i++)
+        h[i] = 0.9f, w[i] = 0.0f;
+    h[2 * N + 0] = 0.3f;
+    h[2 * N + 1] = h[2 * N + 3] = 0.4f;
+    h[2 * N + 2] = 0.5f;
+    measure_pfm("h.pfm", h, N);
+    measure_pfm("w.pfm", w, N);
+    measure_drain water, ground;
+    long land = measure_drain_run("0.25", &water, &ground);
+    CHECK(land == 9, "%ld land cells", land);
+    DRAIN_IS(ground, 1, 0, 6, 3, 1, 3);
+}
+
+/* Maps of two sizes, a missing argument and a SEA that is not a height
+ * from 0 to 1 are refused. */
+WG_TEST(measure_drainage_refuses_bad_input)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    float h[9 * 9] = {0};
+    measure_pfm("h.pfm", h, 9);
+    measure_pfm("small.pfm", h, 5);
+    wg_cli c = wg_cli_sh("./drainage h.pfm small.pfm 0.25");
+    CHECK(c.status == 1 && strstr(c.err, "differ") && !c.out[0],
+          "two sizes: status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("./drainage h.pfm h.pfm");
+    CHECK(c.status == 2 && strstr(c.err, "usage"), "no SEA: status %d: %s",
+          c.status, c.err);
+    wg_cli_free(&c);
+    static const char *const bad[] = {"x", "1.5", "-0.1", "nan", "0.25x", "''"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "./drainage h.pfm h.pfm %s", bad[i]);
+        c = wg_cli_sh(cmd);
+        CHECK(c.status == 2 && strstr(c.err, "SEA must be"),
+              "SEA %s: status %d: %s", bad[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
 }
