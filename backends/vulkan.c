@@ -1029,13 +1029,21 @@ static int vulkan_probe(const wg_job *job, char *err)
 }
 
 /* For --mesh auto: a real GPU wins from the reference chapter's crossover
- * (about 100 cells a side, a few ms of scalar work) up.  A CPU
- * implementation such as lavapipe runs on the same cores as openmp and is
- * slower than scalar itself (the default 512 world: 5.6 s against 4.0 s on
- * the 2-core CI machine), so auto never picks it. */
+ * (about 100 cells a side, a few ms of scalar work) up, counting the
+ * stages alone.  But a user waits for its set-up too, and only asking
+ * which devices there are loads every driver: lavapipe's (with LLVM) took
+ * 35 ms of a 45 ms run at --size 64 on the 2-core CI machine, against 10
+ * ms with --mesh openmp; a GPU's instance, device and pipelines take
+ * more.  So below VULKAN_AUTO_MIN seconds of scalar work, where no device
+ * can win back its set-up, auto does not look (--size 64 and 128 with the
+ * default counts; 256 and up do).  A CPU implementation such as lavapipe
+ * runs on the same cores as openmp and is slower than scalar itself (the
+ * default 512 world: 5.6 s against 4.0 s on the 2-core CI machine), so
+ * auto never picks it. */
+#define VULKAN_AUTO_MIN 0.25
 static int vulkan_auto_rank(const wg_job *job)
 {
-    if (wg_scalar_seconds(job) < 3e-3)
+    if (wg_scalar_seconds(job) < VULKAN_AUTO_MIN)
         return 0;
     char err[WG_ERR_LEN];
     vulkan_ctx *v = vulkan_start(job, err);
