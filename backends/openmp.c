@@ -336,14 +336,30 @@ static void openmp_terrain_octave(const wg_consts *c, const float *restrict lat,
 static void openmp_quads(const float *restrict lat, float *restrict quad,
                          uint32_t y0, uint32_t y1)
 {
-    for (uint32_t y = y0; y < y1; y++)
-        for (uint32_t x = 0; x < WG_LATTICE_R; x++) {
-            float *q = quad + 4 * ((size_t)y * WG_LATTICE_R + x);
+    const uint32_t r = WG_LATTICE_R;
+    for (uint32_t y = y0; y < y1; y++) {
+        const float *a = lat + (size_t)y * r;                /* (X, Y) */
+        const float *c = lat + (size_t)((y + 1) & (r - 1)) * r; /* Y + 1 */
+        /* Four points at a time, their quads a 4 x 4 transpose of the two
+         * rows at X and at X + 1 (SSE: every x86-64 has it). */
+        for (uint32_t x = 0; x + 4 < r; x += 4) {
+            __m128 q0 = _mm_loadu_ps(a + x), q1 = _mm_loadu_ps(a + x + 1);
+            __m128 q2 = _mm_loadu_ps(c + x), q3 = _mm_loadu_ps(c + x + 1);
+            _MM_TRANSPOSE4_PS(q0, q1, q2, q3);
+            float *q = quad + 4 * ((size_t)y * r + x);
+            _mm_store_ps(q, q0);
+            _mm_store_ps(q + 4, q1);
+            _mm_store_ps(q + 8, q2);
+            _mm_store_ps(q + 12, q3);
+        }
+        for (uint32_t x = r - 4; x < r; x++) { /* the last, wrapping */
+            float *q = quad + 4 * ((size_t)y * r + x);
             q[0] = openmp_cell(lat, (int)x, (int)y);
             q[1] = openmp_cell(lat, (int)x + 1, (int)y);
             q[2] = openmp_cell(lat, (int)x, (int)y + 1);
             q[3] = openmp_cell(lat, (int)x + 1, (int)y + 1);
         }
+    }
 }
 
 /* openmp_terrain_octave on AVX2, with the lattice fetched as quads: one
