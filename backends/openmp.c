@@ -892,17 +892,20 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
         for (int i = 0; i < 8; i++)
             dmax = wg_hyd_max(dmax, d[i] * g[i]);
         float p = wg_hyd_inv(dmax);
+        /* No 'd > 0' selects around the sums: a neighbour with d = +0
+         * has weight(+0) = +0 (p is finite) and share ftz(+0 * q) = +0 (q
+         * is finite), and adding +0 to a sum that starts at +0 and never
+         * goes below it changes no bit.  Dropping the 32 selects took a
+         * cell-step at 512 from 14.4 to 11.3 ns on one thread, 7.3 to 6.8
+         * on two (medians of 5, 100-200 steps, the same output). */
         for (int i = 0; i < 8; i++) {
             wt[i] = wg_hyd_weight(d[i], g[i], p, eps);
-            float t = sum + wt[i];
-            sum = d[i] > 0.0f ? t : sum;
+            sum = sum + wt[i];
         }
         float q = wg_hyd_route(k, dmax, sum, w[x]), o = 0.0f;
         for (int i = 0; i < 8; i++) {
-            float v = wg_hyd_ftz_nn(wt[i] * q, eps); /* wt, q >= 0 */
-            sh[i] = d[i] > 0.0f ? v : 0.0f;
-            float t = o + sh[i];
-            o = d[i] > 0.0f ? t : o;
+            sh[i] = wg_hyd_ftz_nn(wt[i] * q, eps); /* wt, q >= 0 */
+            o = o + sh[i];
         }
         s0[x] = sh[0], s1[x] = sh[1], s2[x] = sh[2], s3[x] = sh[3];
         s4[x] = sh[4], s5[x] = sh[5], s6[x] = sh[6], s7[x] = sh[7];
