@@ -797,11 +797,20 @@ static const int openmp_dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
 /* A thread's ring: the shares and 'out' of three rows, and the water
  * surface b + w of three rows (pass 1 reads each row's surface three
  * times, and each cell's nine times), row y in slot (y + 1) % 3; NULL rows
- * stand outside the world. */
+ * stand outside the world.
+ *
+ * The surface rows have a ghost cell at each end, and 'none' is a row of
+ * ghosts for the rows outside the world: a ghost's surface is +inf, so a
+ * cell's drop towards it, ftz(h - inf) flushed as pass 1 flushes drops,
+ * is +0, exactly as if the neighbour were not there (it adds +0 to every
+ * sum and gets a share of +0).  So pass 1 runs the vector kernel over
+ * every cell of every row; it had taken the cell-by-cell path on the
+ * border, a tenth of the stage at 512. */
 typedef struct openmp_ring {
     float *share[3][8];
     float *out[3];
     float *surf[3];
+    const float *none;
 } openmp_ring;
 
 /* The rows pass 1 or 2 of row y reads: the state rows y-1..y+1 (NULL
@@ -814,45 +823,8 @@ typedef struct openmp_hyd_in {
     float *a;
 } openmp_hyd_in;
 
-/* Pass 1 of one cell, with only the neighbours that exist ('has'). */
-static void openmp_hyd_route_cell(const wg_hyd_consts *k,
-                                  const openmp_hyd_in *in, size_t x,
-                                  const int has[8], float *share[8],
-                                  float *out)
-{
-    const float eps = k->eps;
-    float h = in->b[1][x] + in->w[1][x], d[8], dmax = 0.0f, sum = 0.0f;
-    for (int i = 0; i < 8; i++) {
-        if (!has[i])
-            continue;
-        size_t xx = x + (size_t)(ptrdiff_t)openmp_dx[i];
-        int r = 1 + openmp_dy[i];
-        float g = openmp_dx[i] && openmp_dy[i] ? k->slope_d : 1.0f;
-        d[i] = wg_hyd_ftz(h - (in->b[r][xx] + in->w[r][xx]), eps);
-        dmax = wg_hyd_max(dmax, d[i] * g);
-    }
-    float p = wg_hyd_inv(dmax), wt[8];
-    for (int i = 0; i < 8; i++) {
-        if (!has[i])
-            continue;
-        float g = openmp_dx[i] && openmp_dy[i] ? k->slope_d : 1.0f;
-        wt[i] = wg_hyd_weight(d[i], g, p, eps);
-        if (d[i] > 0.0f)
-            sum = sum + wt[i];
-    }
-    float q = wg_hyd_route(k, dmax, sum, in->w[1][x]), o = 0.0f;
-    for (int i = 0; i < 8; i++) {
-        float sh = 0.0f;
-        if (has[i] && d[i] > 0.0f) {
-            sh = wg_hyd_ftz(wt[i] * q, eps);
-            o = o + sh;
-        }
-        share[i][x] = sh;
-    }
-    out[x] = o;
-}
-
-/* Pass 1 of the interior cells [x0, x1) of a row (all eight neighbours).
+/* Pass 1 of the cells [x0, x1) of a row, every cell with eight
+ * neighbours, ghosts standing in for those outside the world (openmp_ring).
  * Its first half is hydraulic.h's wg_hyd_route_row; sharing it through an
  * inline helper with array out-parameters stopped gcc 12 from vectorising
  * either loop (measured: 8.4 to 46 ns a cell-step at 2048), so the two stay
@@ -1003,30 +975,23 @@ static void openmp_hyd_has(uint32_t n, uint32_t rows, uint32_t x, uint32_t y,
     }
 }
 
-/* Pass 1 or 2 of row y of a grid of n columns and 'rows' rows: the
- * vector kernel inside, the cell code with the neighbours that exist on
- * the border. */
+/* Pass 2 of row y of a grid of n columns and 'rows' rows: the vector
+ * kernel inside, the cell code with the neighbours that exist on the
+ * border. */
 static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
-                           uint32_t n, uint32_t rows, uint32_t y, int pass,
-                           float *const share[8], float *o0, float *o1,
-                           float *o2)
+                           uint32_t n, uint32_t rows, uint32_t y, float *o0,
+                           float *o1, float *o2)
 {
     int has[8];
     int interior = y > 0 && y < rows - 1 && n >= 3;
     for (uint32_t x = 0; x < n; x++) {
         if (interior && x == 1) {
-            if (pass == 1)
-                openmp_hyd_route_cells(&c->hyd, in, 1, n - 1, share, o0);
-            else
-                openmp_hyd_step_cells(&c->hyd, in, 1, n - 1, o0, o1, o2);
+            openmp_hyd_step_cells(&c->hyd, in, 1, n - 1, o0, o1, o2);
             x = n - 2;
             continue;
         }
         openmp_hyd_has(n, rows, x, y, has);
-        if (pass == 1)
-            openmp_hyd_route_cell(&c->hyd, in, x, has, (float **)share, o0);
-        else
-            openmp_hyd_step_cell(&c->hyd, in, x, has, o0, o1, o2);
+        openmp_hyd_step_cell(&c->hyd, in, x, has, o0, o1, o2);
     }
 }
 
@@ -1073,10 +1038,10 @@ static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
             uint32_t yy = y - 1 + (uint32_t)k;
             in.b[k] = ROW(st->b, yy);
             in.w[k] = ROW(st->w, yy);
-            in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : NULL;
+            in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : ring->none;
         }
-        openmp_hyd_row(c, &in, n, rows, y, 1, ring->share[SLOT(y)],
-                       ring->out[SLOT(y)], NULL, NULL);
+        openmp_hyd_route_cells(&c->hyd, &in, 0, n, ring->share[SLOT(y)],
+                               ring->out[SLOT(y)]);
         /* Pass 2 of row y - 1, whose three rows of shares are ready now
          * (and of row y itself when it is the last). */
         uint32_t ys[2] = {y - 1, y};
@@ -1096,7 +1061,7 @@ static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
                 in.out[k] = yy < rows ? ring->out[SLOT(yy)] : NULL;
             }
             in.a = ROW(st->a, r);
-            openmp_hyd_row(c, &in, n, rows, r, 2, NULL, ROW(st->bo, r),
+            openmp_hyd_row(c, &in, n, rows, r, ROW(st->bo, r),
                            ROW(st->wo, r), ROW(st->so, r));
         }
     }
@@ -1149,20 +1114,28 @@ static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
 #define V(p) ((wg_view){(p), all})
 #pragma omp parallel num_threads(s->threads)
     {
-        /* The ring: 3 rows of 8 shares, 'out' and the surface, 30 rows in
-         * all, each
-         * 80 bytes past a multiple of the row: rows a power of two apart
+        /* The ring: 3 rows of 8 shares, 'out' and the surface, and the
+         * row of ghosts, 31 rows in all, each 80 bytes past a multiple of
+         * the row: rows a power of two apart
          * (8 KiB at 2048) would fall in the same L1 sets and evict each
          * other (measured at 2048, one thread: 28.3 ns a cell-step
          * unpadded, 16.4 padded; 512 is 13.4 either way). */
         const size_t stride = (size_t)n + 20;
-        float *pq = malloc(30 * stride * sizeof(float));
+        float *pq = malloc(31 * stride * sizeof(float));
         openmp_ring ring;
         for (int r = 0; r < 3 && pq; r++) {
             for (int i = 0; i < 8; i++)
                 ring.share[r][i] = pq + (size_t)(10 * r + i) * stride;
             ring.out[r] = pq + (size_t)(10 * r + 8) * stride;
-            ring.surf[r] = pq + (size_t)(10 * r + 9) * stride;
+            /* A surface row and its two ghosts. */
+            ring.surf[r] = pq + (size_t)(10 * r + 9) * stride + 1;
+            ring.surf[r][-1] = ring.surf[r][n] = INFINITY;
+        }
+        if (pq) {
+            float *none = pq + 30 * stride;
+            for (size_t x = 0; x < (size_t)n + 2; x++)
+                none[x] = INFINITY;
+            ring.none = none + 1;
         }
 
         if (!pq) {
