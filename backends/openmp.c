@@ -909,12 +909,14 @@ static void openmp_hyd_step_cell(const wg_hyd_consts *k,
                   drop, creep, &bo[x], &wo[x], &so[x], &in->a[x]);
 }
 
-/* Pass 2 of the interior cells [x0, x1) of a row. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void openmp_hyd_step_cells(const wg_hyd_consts *k,
-                                  const openmp_hyd_in *in, size_t x0,
-                                  size_t x1, float *restrict bo,
-                                  float *restrict wo, float *restrict so)
+/* Pass 2 of the cells [x0, x1) of a row, none of them in the first or
+ * the last column: with the row above if 'up', the row below if 'down'
+ * (constants where it is inlined, so each case is its own loop). */
+static inline __attribute__((always_inline)) void
+openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
+                       size_t x0, size_t x1, float *restrict bo,
+                       float *restrict wo, float *restrict so, const int up,
+                       const int down)
 {
     const wg_hyd_consts kk = *k;
     const float eps = kk.eps, gd = kk.slope_d;
@@ -945,14 +947,19 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
         drop = wg_hyd_max(drop, e_ * (g));                                   \
         creep = creep + e_ * (c);                                            \
     } while (0)
-        OMP_NB(f0, w0, z0, b0, x - 1, gd, cd);
-        OMP_NB(f1, w0, z0, b0, x, 1.0f, co);
-        OMP_NB(f2, w0, z0, b0, x + 1, gd, cd);
+        /* The neighbours that exist, in SPEC order. */
+        if (up) {
+            OMP_NB(f0, w0, z0, b0, x - 1, gd, cd);
+            OMP_NB(f1, w0, z0, b0, x, 1.0f, co);
+            OMP_NB(f2, w0, z0, b0, x + 1, gd, cd);
+        }
         OMP_NB(f3, w1, z1, b1, x - 1, 1.0f, co);
         OMP_NB(f4, w1, z1, b1, x + 1, 1.0f, co);
-        OMP_NB(f5, w2, z2, b2, x - 1, gd, cd);
-        OMP_NB(f6, w2, z2, b2, x, 1.0f, co);
-        OMP_NB(f7, w2, z2, b2, x + 1, gd, cd);
+        if (down) {
+            OMP_NB(f5, w2, z2, b2, x - 1, gd, cd);
+            OMP_NB(f6, w2, z2, b2, x, 1.0f, co);
+            OMP_NB(f7, w2, z2, b2, x + 1, gd, cd);
+        }
 #undef OMP_NB
         float nb, nw, ns, na = am[x];
         wg_hyd_finish(&kk, b, w1[x], z1[x], out[x], win, sin, drop, creep,
@@ -962,6 +969,26 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
         so[x] = ns;
         am[x] = na;
     }
+}
+
+/* Pass 2 of the cells [x0, x1) of a row, as openmp_hyd_step_kernel: the
+ * first and the last row of the world run the vector kernel too, without
+ * the row that is not there (they had taken the cell-by-cell path). */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_hyd_step_cells(const wg_hyd_consts *k,
+                                  const openmp_hyd_in *in, size_t x0,
+                                  size_t x1, float *restrict bo,
+                                  float *restrict wo, float *restrict so,
+                                  int up, int down)
+{
+    if (up && down)
+        openmp_hyd_step_kernel(k, in, x0, x1, bo, wo, so, 1, 1);
+    else if (up)
+        openmp_hyd_step_kernel(k, in, x0, x1, bo, wo, so, 1, 0);
+    else if (down)
+        openmp_hyd_step_kernel(k, in, x0, x1, bo, wo, so, 0, 1);
+    else
+        openmp_hyd_step_kernel(k, in, x0, x1, bo, wo, so, 0, 0);
 }
 
 /* Which of cell x's neighbours exist in row y of a grid of n columns and
@@ -976,17 +1003,17 @@ static void openmp_hyd_has(uint32_t n, uint32_t rows, uint32_t x, uint32_t y,
 }
 
 /* Pass 2 of row y of a grid of n columns and 'rows' rows: the vector
- * kernel inside, the cell code with the neighbours that exist on the
- * border. */
+ * kernel but in the first and the last column, which take the cell code
+ * with the neighbours that exist. */
 static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
                            uint32_t n, uint32_t rows, uint32_t y, float *o0,
                            float *o1, float *o2)
 {
     int has[8];
-    int interior = y > 0 && y < rows - 1 && n >= 3;
     for (uint32_t x = 0; x < n; x++) {
-        if (interior && x == 1) {
-            openmp_hyd_step_cells(&c->hyd, in, 1, n - 1, o0, o1, o2);
+        if (x == 1 && n >= 3) {
+            openmp_hyd_step_cells(&c->hyd, in, 1, n - 1, o0, o1, o2, y > 0,
+                                  y < rows - 1);
             x = n - 2;
             continue;
         }
