@@ -823,6 +823,20 @@ typedef struct openmp_hyd_in {
     float *a;
 } openmp_hyd_in;
 
+/* SPEC weight(d, g, p) for d = +0 or d >= EPS, with one flush where the
+ * SPEC has three: t = (d g) p lies in [0, about 1], so if t or t^2 is
+ * below EPS, t^4 is below EPS too and the last flush makes it +0 as the
+ * SPEC's earlier ones would; otherwise those flushes change nothing.  The
+ * same bits whether the CPU keeps subnormals or flushes them (an
+ * unflushed t^4 may be subnormal; the last flush takes it to +0 either
+ * way).  Four operations fewer of the nine a neighbour: a cell-step at
+ * 512 on one thread went from 10.6 to 10.1 ns (medians of 9, 100 steps). */
+static inline float openmp_hyd_weight(float d, float g, float p, float eps)
+{
+    float t = (d * g) * p, t2 = t * t;
+    return wg_hyd_ftz_nn(t2 * t2, eps);
+}
+
 /* Pass 1 of the cells [x0, x1) of a row, every cell with eight
  * neighbours, ghosts standing in for those outside the world (openmp_ring).
  * Its first half is hydraulic.h's wg_hyd_route_row; sharing it through an
@@ -871,7 +885,7 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
          * cell-step at 512 from 14.4 to 11.3 ns on one thread, 7.3 to 6.8
          * on two (medians of 5, 100-200 steps, the same output). */
         for (int i = 0; i < 8; i++) {
-            wt[i] = wg_hyd_weight(d[i], g[i], p, eps);
+            wt[i] = openmp_hyd_weight(d[i], g[i], p, eps);
             sum = sum + wt[i];
         }
         float q = wg_hyd_route(k, dmax, sum, w[x]), o = 0.0f;
