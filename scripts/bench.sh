@@ -53,14 +53,18 @@
 #   erosion, per cell-pass: 73 ops: each of 8 neighbours d 1, e 6 (two
 #     compares, d - T, d + T, two selects), moved 2; then h - moved 1.
 #     Bytes: 8 (src read, dst written; neighbours come from cache).
-#   hydraulic, per cell-step: about 765 ops, the vector code computing
-#     both sides of every 'if': pass 1 224 (H 1; d 5 x 8; dmax 2 x 8; P 12;
-#     the weights' sum 16 x 8; F 14; Q 13) and pass 2 541 (H 1; per
-#     neighbour 58 x 8: d 5, out 20, win and sin 25, drop and creep 8; then
-#     the discharge, the state and erode/deposit 67; the water's running
-#     mean 9: w2 - a, * KA, + a, two ftz).  Bytes: 56 (pass 1 reads b, w
-#     and writes P, Q; pass 2 reads b, w, s, P, Q, a and writes b, w, s,
-#     a).
+#   hydraulic, per cell-step: 319 ops, as the OpenMP kernels compute the
+#     SPEC's step (each cell's eight shares made once, in pass 1, not again
+#     by each neighbour in pass 2; SPEC form: about 765), counted from their
+#     AVX2 loops: the surface b + w 1; pass 1 157 (d 3 x 8: subtract,
+#     compare, and; dmax 12: 4 corner products, 8 max; P 13: compare,
+#     select, rcp 10, select; the weights 5 x 8: x P, t^2, t^4 and one
+#     flush, compare and and (openmp.c says why one flush gives the SPEC's
+#     bits); their sum 8; F 14; Q 14; the shares 3 x 8 and their sum 8);
+#     pass 2 161 (per neighbour 11 x 8: win and sin 4, e 4, drop 1, creep
+#     2; 4 corner products; then the discharge, the state, erode/deposit
+#     and the running mean 69).  Bytes: 32 (b, w, s, a read, b, w, s, a
+#     written; the shares stay in a ring of three rows in the cache).
 #   normals, per cell: 10 ops (dx 2, dz 2, l's products and sums 4, two
 #     negations) + 3 divides + 1 square root.  Bytes: 16 (h read, nx, ny,
 #     nz written).
@@ -234,7 +238,7 @@ if [ "$limits" = 1 ]; then
         echo "work counted from backends/SPEC.md (lane-ops; the reasoning is in scripts/bench.sh):"
         echo "  terrain:   46 ops + 1 quad fetch per cell-octave (the fetch's time added to the ops'), 4 bytes per cell"
         echo "  erosion:   73 ops per cell-pass, 8 bytes per cell-pass"
-        echo "  hydraulic: 765 ops per cell-step, 56 bytes per cell-step"
+        echo "  hydraulic: 319 ops per cell-step, 32 bytes per cell-step"
         echo "  normals:   10 ops + 3 divides + 1 square root per cell, 16 bytes per cell"
         echo "limit = max(ops / mix rate (+ quad fetches / their rate), (divides, roots) / their rates, bytes / bandwidth)"
         for s in $sizes; do
@@ -248,7 +252,7 @@ if [ "$limits" = 1 ]; then
                 # cell, fields of the working set
                 for st in "terrain 2 $octaves 46 1 0 0 0 4 1" \
                           "erosion 3 ${med[$b,$s,9]} 73 0 0 0 8 0 2" \
-                          "hydraulic 4 ${med[$b,$s,8]} 765 0 0 0 56 0 8" \
+                          "hydraulic 4 ${med[$b,$s,8]} 319 0 0 0 32 0 8" \
                           "normals 5 1 10 0 3 1 0 16 4"; do
                     set -- $st
                     awk -v name="$1" -v t="${med[$b,$s,$2]}" -v cnt="$3" -v ops="$4" -v ga="$5" \
