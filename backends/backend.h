@@ -171,6 +171,19 @@ int wg_job_check(const wg_job *job, char *err);
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
                    wg_times *t, char *dev, size_t dev_len, char *err);
 
+/* One field of 'cells' floats, or NULL when memory runs out; free it with
+ * wg_field_free() (so can any field of wg_fields and the backends' own
+ * field-sized buffers, which the stages swap among themselves).  'slot'
+ * staggers it: fields of different slots start at different offsets
+ * within a 4 KiB page (slot mod 15, 256 bytes apart), because a kernel
+ * that reads and writes several fields at the same cell would otherwise
+ * have every stream in the same cache sets and its loads wait on stores
+ * to other fields with the same low 12 address bits (4K aliasing): the
+ * OpenMP hydraulic step at 2048, whose row is 8 KiB, ran a quarter
+ * slower than at 1536. */
+float *wg_field_alloc(size_t cells, unsigned slot);
+void wg_field_free(float *p);
+
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when
  * memory runs out (nothing is then left allocated). */
 int wg_fields_alloc(wg_fields *f, uint32_t n);

@@ -9,7 +9,6 @@
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
                          size_t cells, uint32_t steps)
 {
-    size_t bytes = cells * sizeof(float);
     *hb = (wg_hyd_buffers){0};
     hb->b[0] = f->height;
     hb->b[1] = other;
@@ -24,13 +23,15 @@ int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
         hb->borrowed = 1;
         return 0;
     }
-    hb->b0 = malloc(bytes);
-    hb->a = malloc(bytes);
-    hb->w[1] = malloc(bytes);
-    hb->s[0] = malloc(bytes);
-    hb->s[1] = malloc(bytes);
-    hb->p = malloc(bytes);
-    hb->q = malloc(bytes);
+    /* Slots after the fields' (0-5) and the erosion's other buffer (6),
+     * so that no two buffers a step touches share a stagger. */
+    hb->b0 = wg_field_alloc(cells, 7);
+    hb->a = wg_field_alloc(cells, 8);
+    hb->w[1] = wg_field_alloc(cells, 9);
+    hb->s[0] = wg_field_alloc(cells, 10);
+    hb->s[1] = wg_field_alloc(cells, 11);
+    hb->p = wg_field_alloc(cells, 12);
+    hb->q = wg_field_alloc(cells, 13);
     return hb->b0 && hb->a && hb->w[1] && hb->s[0] && hb->s[1] && hb->p &&
                    hb->q
                ? 0
@@ -57,14 +58,14 @@ void wg_hyd_buffers_finish(wg_hyd_buffers *hb, wg_fields *f, uint32_t steps)
 
 void wg_hyd_buffers_free(wg_hyd_buffers *hb)
 {
-    free(hb->b0);
-    free(hb->w[1]);
+    wg_field_free(hb->b0);
+    wg_field_free(hb->w[1]);
     if (!hb->borrowed) {
-        free(hb->s[0]);
-        free(hb->a);
+        wg_field_free(hb->s[0]);
+        wg_field_free(hb->a);
     }
-    free(hb->s[1]);
-    free(hb->p);
-    free(hb->q);
+    wg_field_free(hb->s[1]);
+    wg_field_free(hb->p);
+    wg_field_free(hb->q);
     *hb = (wg_hyd_buffers){0};
 }

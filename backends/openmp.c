@@ -150,7 +150,7 @@ static void openmp_close(void *ctx)
     if (!s)
         return;
     wg_fields_free(&s->f);
-    free(s->other);
+    wg_field_free(s->other);
     free(s->uxc);
     free(s->uxs);
     free(s->quad);
@@ -200,7 +200,7 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
     s->win = wg_job_window(job);
     if (wg_fields_alloc_rect(&s->f, job->world.size, all) != 0)
         goto oom;
-    s->other = malloc(wg_rect_cells(all) * sizeof(float));
+    s->other = wg_field_alloc(wg_rect_cells(all), 6);
     s->uxc = malloc((size_t)job->world.octaves * w * sizeof(float));
     s->uxs = malloc((size_t)job->world.octaves * w * sizeof(float));
     if (!s->other || !s->uxc || !s->uxs)

@@ -3,6 +3,7 @@
  * of a job's region and of the fields (wg_job_rect, wg_fields_crop). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -136,18 +137,49 @@ int wg_fields_alloc(wg_fields *f, uint32_t n)
     return wg_fields_alloc_rect(f, n, wg_rect_world(n));
 }
 
+/* The stagger between slots and how many slots there are before they
+ * repeat: 15 x 256 bytes fit in a 4 KiB page with the lead's line. */
+#define WG_FIELD_STAGGER 256
+#define WG_FIELD_SLOTS 15
+
+float *wg_field_alloc(size_t cells, unsigned slot)
+{
+    /* The block's address before the field, where wg_field_free finds
+     * it; the field starts on a cache line, slot * STAGGER past the first
+     * one after that. */
+    size_t lead = 64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
+    if (cells > (SIZE_MAX - lead - 64) / sizeof(float))
+        return NULL;
+    char *block = malloc(cells * sizeof(float) + lead + 64);
+    if (!block)
+        return NULL;
+    uintptr_t at = ((uintptr_t)block + lead + 63) & ~(uintptr_t)63;
+    char *p = (char *)at;
+    memcpy(p - sizeof block, &block, sizeof block);
+    return (float *)(void *)p;
+}
+
+void wg_field_free(float *p)
+{
+    if (!p)
+        return;
+    char *block;
+    memcpy(&block, (char *)p - sizeof block, sizeof block);
+    free(block);
+}
+
 int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r)
 {
-    size_t bytes = wg_rect_cells(r) * sizeof(float);
+    size_t cells = wg_rect_cells(r);
     memset(f, 0, sizeof *f);
     f->n = n;
     f->r = r;
-    f->height = malloc(bytes);
-    f->water = malloc(bytes);
-    f->sediment = malloc(bytes);
-    f->nx = malloc(bytes);
-    f->ny = malloc(bytes);
-    f->nz = malloc(bytes);
+    f->height = wg_field_alloc(cells, 0);
+    f->water = wg_field_alloc(cells, 1);
+    f->sediment = wg_field_alloc(cells, 2);
+    f->nx = wg_field_alloc(cells, 3);
+    f->ny = wg_field_alloc(cells, 4);
+    f->nz = wg_field_alloc(cells, 5);
     if (f->height && f->water && f->sediment && f->nx && f->ny && f->nz)
         return 0;
     wg_fields_free(f);
@@ -173,12 +205,12 @@ int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out)
 
 void wg_fields_free(wg_fields *f)
 {
-    free(f->height);
-    free(f->water);
-    free(f->sediment);
-    free(f->nx);
-    free(f->ny);
-    free(f->nz);
+    wg_field_free(f->height);
+    wg_field_free(f->water);
+    wg_field_free(f->sediment);
+    wg_field_free(f->nx);
+    wg_field_free(f->ny);
+    wg_field_free(f->nz);
     f->height = f->water = f->sediment = f->nx = f->ny = f->nz = NULL;
 }
 
