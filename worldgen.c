@@ -1207,9 +1207,10 @@ static double available_bytes(void)
 static int check_memory(const settings *s, const wg_job *job, int backends)
 {
     /* A running backend holds the six result fields and a second height
-     * (ping-pong), and during the hydraulic stage six more (a second water
-     * and two sediments, R, the starting ground, the water's running
-     * mean), over the rectangle it
+     * (ping-pong), and during the hydraulic stage four more (a second
+     * water, a sediment, and the scalar backend's P and Q; the starting
+     * ground, the water's running mean and the other sediment take the
+     * normals' fields), over the rectangle it
      * computes (a region and its halo, or the world); the window cropped
      * from a region's rectangle at readback holds six, and so does the
      * reference run kept for comparison. */
@@ -1217,7 +1218,7 @@ static int check_memory(const settings *s, const wg_job *job, int backends)
     double window = (double)wg_rect_cells(wg_job_window(job));
     int region = !wg_rect_equal(wg_job_window(job), wg_job_rect(job));
     double need = sizeof(float) *
-                  ((s->world.steps ? 13.0 : 7.0) * computed +
+                  ((s->world.steps ? 11.0 : 7.0) * computed +
                    6.0 * ((backends > 1) + region) * window);
     double have = available_bytes();
     if (need <= have)

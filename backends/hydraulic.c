@@ -23,19 +23,17 @@ int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
         hb->borrowed = 1;
         return 0;
     }
-    /* Slots after the fields' (0-5) and the erosion's other buffer (6),
-     * so that no two buffers a step touches share a stagger. */
-    hb->b0 = wg_field_alloc(cells, 7);
-    hb->a = wg_field_alloc(cells, 8);
-    hb->w[1] = wg_field_alloc(cells, 9);
-    hb->s[0] = wg_field_alloc(cells, 10);
-    hb->s[1] = wg_field_alloc(cells, 11);
-    hb->p = wg_field_alloc(cells, 12);
-    hb->q = wg_field_alloc(cells, 13);
-    return hb->b0 && hb->a && hb->w[1] && hb->s[0] && hb->s[1] && hb->p &&
-                   hb->q
-               ? 0
-               : -1;
+    /* The normals' fields until stage 4 (wg_hyd_buffers); the others in
+     * slots after the fields' (0-5) and the erosion's other buffer (6), so
+     * that no two buffers a step touches share a stagger. */
+    hb->b0 = f->nx;
+    hb->a = f->ny;
+    hb->s[1] = f->nz;
+    hb->w[1] = wg_field_alloc(cells, 7);
+    hb->s[0] = wg_field_alloc(cells, 8);
+    hb->p = wg_field_alloc(cells, 9);
+    hb->q = wg_field_alloc(cells, 10);
+    return hb->w[1] && hb->s[0] && hb->p && hb->q ? 0 : -1;
 }
 
 wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i)
@@ -58,13 +56,9 @@ void wg_hyd_buffers_finish(wg_hyd_buffers *hb, wg_fields *f, uint32_t steps)
 
 void wg_hyd_buffers_free(wg_hyd_buffers *hb)
 {
-    wg_field_free(hb->b0);
     wg_field_free(hb->w[1]);
-    if (!hb->borrowed) {
+    if (!hb->borrowed)
         wg_field_free(hb->s[0]);
-        wg_field_free(hb->a);
-    }
-    wg_field_free(hb->s[1]);
     wg_field_free(hb->p);
     wg_field_free(hb->q);
     *hb = (wg_hyd_buffers){0};

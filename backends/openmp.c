@@ -216,8 +216,12 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
 #endif
     /* First touch by the threads that will write each band, so the pages
      * are faulted in setup rather than in the first stage (and, on a
-     * multi-socket machine, land on the node of the thread that uses them). */
-    float *fields[5] = {s->f.height, s->f.nx, s->f.ny, s->f.nz, s->other};
+     * multi-socket machine, land on the node of the thread that uses them).
+     * With hydraulic steps, ny and nz are left to stage 3, which takes them
+     * as buffers of its own (wg_hyd_buffers) and touches them in its
+     * bands; nx is the erosion's third buffer. */
+    float *fields[5] = {s->f.height, s->f.nx, s->other, s->f.ny, s->f.nz};
+    const int touched = job->world.steps > 0 ? 3 : 5;
 #pragma omp parallel num_threads(s->threads)
     {
         size_t nt = (size_t)omp_get_num_threads();
@@ -225,7 +229,7 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
         /* Whole rows a thread, as the stages' static bands. */
         size_t a = (size_t)all.h * id / nt * w * sizeof(float);
         size_t b = (size_t)all.h * (id + 1) / nt * w * sizeof(float);
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < touched; k++)
             openmp_first_touch((char *)fields[k], a, b);
 #ifdef OPENMP_X86
         if (s->quad) {
@@ -1292,15 +1296,11 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
 
 static int openmp_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
 {
+    (void)err;
     openmp_ctx *s = ctx;
     double t0 = wg_now();
-    if (wg_rect_equal(s->all, s->win)) {
-        /* Host memory already: hand the fields over, no copy. */
-        *out = s->f;
-        memset(&s->f, 0, sizeof s->f);
-    } else if (wg_fields_crop(&s->f, s->win, out) != 0) {
-        return wg_fail(err, "openmp: out of memory for the region's fields");
-    }
+    /* Host memory already: hand the fields over, cut to the window. */
+    wg_fields_take(&s->f, s->win, out);
     t->readback += wg_now() - t0;
     return 0;
 }

@@ -1,12 +1,16 @@
 /* registry.c: the list of backends built into this binary, the driver
  * that runs one of them through its stages, and what every backend needs
- * of a job's region and of the fields (wg_job_rect, wg_fields_crop). */
+ * of a job's region and of the fields (wg_job_rect, wg_fields_crop,
+ * wg_fields_take, wg_field_alloc). */
+#define _DEFAULT_SOURCE /* madvise */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -201,6 +205,35 @@ int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out)
                        (win.x - src->r.x),
                    win.w * sizeof(float));
     return 0;
+}
+
+void wg_fields_take(wg_fields *f, wg_rect win, wg_fields *out)
+{
+    if (!wg_rect_equal(f->r, win)) {
+        float *fields[6] = {f->height, f->water, f->sediment,
+                            f->nx,     f->ny,    f->nz};
+        const size_t had = wg_rect_cells(f->r), keep = wg_rect_cells(win);
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        for (int i = 0; i < 6; i++) {
+            /* Row y goes from (win.y + y - r.y) * r.w + (win.x - r.x) to
+             * y * win.w, never later: front to back, memmove is safe. */
+            for (uint32_t y = 0; y < win.h; y++)
+                memmove(fields[i] + (size_t)y * win.w,
+                        fields[i] + (size_t)(win.y + y - f->r.y) * f->r.w +
+                            (win.x - f->r.x),
+                        win.w * sizeof(float));
+            /* The whole pages past the window: zero-fill on demand again,
+             * and out of the process's memory until then. */
+            uintptr_t lo = ((uintptr_t)(fields[i] + keep) + page - 1) /
+                           page * page;
+            uintptr_t hi = (uintptr_t)(fields[i] + had) / page * page;
+            if (hi > lo)
+                (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        }
+        f->r = win;
+    }
+    *out = *f;
+    memset(f, 0, sizeof *f);
 }
 
 void wg_fields_free(wg_fields *f)
