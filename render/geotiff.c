@@ -501,8 +501,8 @@ typedef struct tif_batch {
     tmsize_t *size;
     tif_mem mem[WG_THREADS_MAX];
     uint8_t *tile[WG_THREADS_MAX];
-    int failed;           /* a thread failed: its mem's io.msg says why */
-    uint32_t failed_part;
+    atomic_uint failed;   /* 1 + the first thread that failed (its mem's
+                             io.msg says why), or 0 */
 } tif_batch;
 
 static void tif_batch_part(void *arg, uint32_t part)
@@ -528,8 +528,8 @@ static void tif_batch_part(void *arg, uint32_t part)
                    w * j->px);
         if (tif_encode_tile(&j->mem[part], tile, j->bands, j->bits, j->px,
                             &j->data[k], &j->size[k]) != 0) {
-            j->failed = 1; /* any thread's: each writes only 1 */
-            j->failed_part = part;
+            unsigned none = 0;
+            atomic_compare_exchange_strong(&j->failed, &none, part + 1);
             return;
         }
     }
@@ -613,8 +613,9 @@ static int tif_write_all(FILE *fp, const void *pixels, int bands, int bits,
             j->count = tiles - first < most ? tiles - first : most;
             atomic_store(&j->next, 0);
             wg_parallel(j->parts, tif_batch_part, j);
-            if (j->failed) {
-                const char *why = j->mem[j->failed_part].io.msg;
+            unsigned failed = atomic_load(&j->failed);
+            if (failed) {
+                const char *why = j->mem[failed - 1].io.msg;
                 snprintf(io.msg, sizeof io.msg, "%s",
                          why[0] ? why : "out of memory");
                 ok = 0;
