@@ -225,7 +225,9 @@ __attribute__((noinline)) static void gather_run(void)
     sink = _mm256_cvtss_f32(s);
 }
 
-static double gather_rate(int threads)
+/* Lanes a second, in billions, of run() (8 lanes on each of GCHAINS
+ * chains, GITERS times) on 'threads' threads at once: the best of BEST. */
+static double lane_rate(void (*run)(void), int threads)
 {
     double best = 0;
     for (int m = 0; m < BEST; m++) {
@@ -233,7 +235,7 @@ static double gather_rate(int threads)
 #pragma omp parallel num_threads(threads) reduction(+ : sum)
         {
             double t = now();
-            gather_run();
+            run();
             t = now() - t;
             sum = 8.0 * GCHAINS * (double)GITERS / t / 1e9;
         }
@@ -303,24 +305,6 @@ __attribute__((noinline)) static void quad_run(void)
     sink = _mm256_cvtss_f32(s);
 }
 
-static double quad_rate(int threads)
-{
-    double best = 0;
-    for (int m = 0; m < BEST; m++) {
-        double sum = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : sum)
-        {
-            double t = now();
-            quad_run();
-            t = now() - t;
-            sum = 8.0 * GCHAINS * (double)GITERS / t / 1e9;
-        }
-        if (sum > best)
-            best = sum;
-    }
-    return best;
-}
-
 /* The size of a level-'level' data or unified cache of cpu0, from sysfs
  * (sysconf's figures are wrong on some virtual machines), or 0. */
 static long cache_bytes(int level)
@@ -384,13 +368,13 @@ int main(void)
     float *tab = floats(65536);
     gtab = tab;
     for (int k = 0; k < 2; k++)
-        printf("gather_%s %.3f\n", sfx[k], gather_rate(ts[k]));
+        printf("gather_%s %.3f\n", sfx[k], lane_rate(gather_run, ts[k]));
     free(tab);
 
     float *quads = floats(4 * 65536);
     qtab = quads;
     for (int k = 0; k < 2; k++)
-        printf("quad_%s %.3f\n", sfx[k], quad_rate(ts[k]));
+        printf("quad_%s %.3f\n", sfx[k], lane_rate(quad_run, ts[k]));
     free(quads);
     return 0;
 }
