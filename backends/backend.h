@@ -191,10 +191,6 @@ int wg_fields_alloc(wg_fields *f, uint32_t n);
 /* The same for the cells 'r' of an N-sided world. */
 int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r);
 
-/* Allocate 'out' for the window 'win' and copy it from 'src' (whose r
- * contains win).  Returns 0, or -1 when memory runs out. */
-int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out);
-
 /* Hand the fields 'f' over to 'out', cut down in place to the window
  * 'win' (which f's cells contain): each field's rows are moved to its
  * start and the pages past them given back to the system, so a region's

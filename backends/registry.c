@@ -1,7 +1,7 @@
 /* registry.c: the list of backends built into this binary, the driver
  * that runs one of them through its stages, and what every backend needs
- * of a job's region and of the fields (wg_job_rect, wg_fields_crop,
- * wg_fields_take, wg_field_alloc). */
+ * of a job's region and of the fields (wg_job_rect, wg_fields_take,
+ * wg_field_alloc). */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdarg.h>
 #include <stdio.h>
@@ -188,23 +188,6 @@ int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r)
         return 0;
     wg_fields_free(f);
     return -1;
-}
-
-int wg_fields_crop(const wg_fields *src, wg_rect win, wg_fields *out)
-{
-    if (wg_fields_alloc_rect(out, src->n, win) != 0)
-        return -1;
-    const float *from[6] = {src->height, src->water, src->sediment,
-                            src->nx,     src->ny,    src->nz};
-    float *to[6] = {out->height, out->water, out->sediment,
-                    out->nx,     out->ny,    out->nz};
-    for (int i = 0; i < 6; i++)
-        for (uint32_t y = 0; y < win.h; y++)
-            memcpy(to[i] + (size_t)y * win.w,
-                   from[i] + (size_t)(win.y + y - src->r.y) * src->r.w +
-                       (win.x - src->r.x),
-                   win.w * sizeof(float));
-    return 0;
 }
 
 void wg_fields_take(wg_fields *f, wg_rect win, wg_fields *out)
