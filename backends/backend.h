@@ -182,6 +182,16 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
  * OpenMP hydraulic step at 2048, whose row is 8 KiB, ran a quarter
  * slower than at 1536. */
 float *wg_field_alloc(size_t cells, unsigned slot);
+
+/* The slots, one list so that no two buffers a stage touches share one:
+ * the six result fields, the CPU backends' second height, and stage 3's
+ * own buffers (hydraulic.c). */
+enum {
+    WG_SLOT_HEIGHT, WG_SLOT_WATER, WG_SLOT_SEDIMENT,
+    WG_SLOT_NX, WG_SLOT_NY, WG_SLOT_NZ,
+    WG_SLOT_OTHER,
+    WG_SLOT_WATER2, WG_SLOT_SEDIMENT0, WG_SLOT_P, WG_SLOT_Q,
+};
 void wg_field_free(float *p);
 
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when

@@ -24,15 +24,14 @@ int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
         return 0;
     }
     /* The normals' fields until stage 4 (wg_hyd_buffers); the others in
-     * slots after the fields' (0-5) and the erosion's other buffer (6), so
-     * that no two buffers a step touches share a stagger. */
+     * slots of their own (backend.h). */
     hb->b0 = f->nx;
     hb->a = f->ny;
     hb->s[1] = f->nz;
-    hb->w[1] = wg_field_alloc(cells, 7);
-    hb->s[0] = wg_field_alloc(cells, 8);
-    hb->p = wg_field_alloc(cells, 9);
-    hb->q = wg_field_alloc(cells, 10);
+    hb->w[1] = wg_field_alloc(cells, WG_SLOT_WATER2);
+    hb->s[0] = wg_field_alloc(cells, WG_SLOT_SEDIMENT0);
+    hb->p = wg_field_alloc(cells, WG_SLOT_P);
+    hb->q = wg_field_alloc(cells, WG_SLOT_Q);
     return hb->w[1] && hb->s[0] && hb->p && hb->q ? 0 : -1;
 }
 

@@ -200,7 +200,7 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
     s->win = wg_job_window(job);
     if (wg_fields_alloc_rect(&s->f, job->world.size, all) != 0)
         goto oom;
-    s->other = wg_field_alloc(wg_rect_cells(all), 6);
+    s->other = wg_field_alloc(wg_rect_cells(all), WG_SLOT_OTHER);
     s->uxc = malloc((size_t)job->world.octaves * w * sizeof(float));
     s->uxs = malloc((size_t)job->world.octaves * w * sizeof(float));
     if (!s->other || !s->uxc || !s->uxs)

@@ -178,12 +178,12 @@ int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r)
     memset(f, 0, sizeof *f);
     f->n = n;
     f->r = r;
-    f->height = wg_field_alloc(cells, 0);
-    f->water = wg_field_alloc(cells, 1);
-    f->sediment = wg_field_alloc(cells, 2);
-    f->nx = wg_field_alloc(cells, 3);
-    f->ny = wg_field_alloc(cells, 4);
-    f->nz = wg_field_alloc(cells, 5);
+    f->height = wg_field_alloc(cells, WG_SLOT_HEIGHT);
+    f->water = wg_field_alloc(cells, WG_SLOT_WATER);
+    f->sediment = wg_field_alloc(cells, WG_SLOT_SEDIMENT);
+    f->nx = wg_field_alloc(cells, WG_SLOT_NX);
+    f->ny = wg_field_alloc(cells, WG_SLOT_NY);
+    f->nz = wg_field_alloc(cells, WG_SLOT_NZ);
     if (f->height && f->water && f->sediment && f->nx && f->ny && f->nz)
         return 0;
     wg_fields_free(f);

@@ -422,7 +422,7 @@ static void *scalar_open(const wg_job *job, wg_times *t, char *err)
     size_t bytes = wg_rect_cells(s->all) * sizeof(float);
     if (wg_fields_alloc_rect(&s->f, job->world.size, s->all) != 0)
         goto oom;
-    s->other = wg_field_alloc(wg_rect_cells(s->all), 6);
+    s->other = wg_field_alloc(wg_rect_cells(s->all), WG_SLOT_OTHER);
     if (!s->other)
         goto oom;
     /* Touch every page now, in setup, rather than in the first stage that
