@@ -56,14 +56,14 @@
 #   hydraulic, per cell-step: 319 ops, as the OpenMP kernels compute the
 #     SPEC's step (each cell's eight shares made once, in pass 1, not again
 #     by each neighbour in pass 2; SPEC form: about 765), counted from their
-#     AVX2 loops: the surface b + w 1; pass 1 157 (d 3 x 8: subtract,
+#     AVX2 loops: the surface b + w 1; pass 1 149 (d 3 x 8: subtract,
 #     compare, and; dmax 12: 4 corner products, 8 max; P 13: compare,
 #     select, rcp 10, select; the weights 5 x 8: x P, t^2, t^4 and one
 #     flush, compare and and (openmp.c says why one flush gives the SPEC's
-#     bits); their sum 8; F 14; Q 14; the shares 3 x 8 and their sum 8);
-#     pass 2 161 (per neighbour 11 x 8: win and sin 4, e 4, drop 1, creep
-#     2; 4 corner products; then the discharge, the state, erode/deposit
-#     and the running mean 69).  Bytes: 32 (b, w, s, a read, b, w, s, a
+#     bits); their sum 8; F 14; Q 14; the shares 3 x 8); pass 2 169 (the
+#     cell's own shares summed, 'out', 8; per neighbour 11 x 8: win and sin
+#     4, e 4, drop 1, creep 2; 4 corner products; then the discharge, the
+#     state, erode/deposit and the running mean 69).  Bytes: 32 (b, w, s, a read, b, w, s, a
 #     written; the shares stay in a ring of three rows in the cache).
 #   normals, per cell: 10 ops (dx 2, dz 2, l's products and sums 4, two
 #     negations) + 3 divides + 1 square root.  Bytes: 16 (h read, nx, ny,
