@@ -1582,6 +1582,30 @@ static int write_json(const settings *s, const wg_report_run *run)
     return 0;
 }
 
+/* Try every output file before the work (wg_outfile_probe): a folder that
+ * is missing or takes no files fails the run now, not once the world is
+ * made.  Returns 0, or 1 after a message. */
+static int probe_outputs(const settings *s)
+{
+    const struct {
+        const char *opt, *path;
+    } outs[] = {
+        {"heightmap", s->heightmap}, {"watermap", s->watermap},
+        {"sedimentmap", s->sedimentmap}, {"normalmap", s->normalmap},
+        {"albedo", s->albedo},       {"out", s->out},
+        {"obj", s->obj},             {"gltf", s->gltf},
+        {"json", s->json},
+    };
+    char err[WG_ERR_LEN];
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+        if (outs[i].path && wg_outfile_probe(outs[i].path, err) != 0) {
+            fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n",
+                    outs[i].opt, outs[i].path, err);
+            return 1;
+        }
+    return 0;
+}
+
 /* Make the world, report, write.  Returns the exit status. */
 static int run(const settings *s, int argc, char **argv)
 {
@@ -1606,6 +1630,8 @@ static int run(const settings *s, int argc, char **argv)
                   .power = s->power, .gpu = s->gpu,
                   .progress = progress_say, .region = s->region};
     wg_consts_init(&job.consts, &job.world);
+    if (probe_outputs(s) != 0)
+        return 1;
     n = choose_backends(s, &job, chosen, skipped, &nsk);
     if (n <= 0) {
         if (n == 0)
@@ -1680,6 +1706,9 @@ static int run(const settings *s, int argc, char **argv)
         .normalmap_path = s->normalmap, .albedo_path = s->albedo,
         .watermap_path = s->watermap, .sedimentmap_path = s->sedimentmap,
     };
+    /* Every file is put in place at the end, together: a run that fails
+     * part way (its last output, a signal) replaces none of them. */
+    wg_outfile_hold();
     if (s->heightmap &&
         write_map(s, "heightmap", s->heightmap, s->heightmap_format,
                   f->height, f, &rep.heightmap) != 0)
@@ -1721,6 +1750,11 @@ static int run(const settings *s, int argc, char **argv)
         wg_report_wall(tables, jr.wall);
     if (s->json && write_json(s, &jr) != 0)
         goto out;
+    if (wg_outfile_commit_held(err) != 0) {
+        fprintf(stderr, "worldgen: cannot put the outputs in place: %s\n",
+                err);
+        goto out;
+    }
     if (s->show) {
         char title[128];
         snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
@@ -1745,6 +1779,7 @@ static int run(const settings *s, int argc, char **argv)
             status = EXIT_DISAGREE;
         }
 out:
+    wg_outfile_abort_held(); /* nothing, once they are in place */
     progress_clear();
     wg_image_free(&img);
     for (int i = 0; i < n; i++)

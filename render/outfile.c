@@ -19,7 +19,9 @@
 #include "backends/backend.h"
 #include "outfile.h"
 
-#define OUTFILE_SLOTS 8
+/* Every file a run writes, sidecars included, held open at once until the
+ * run's end (wg_outfile_hold): 16 at most today. */
+#define OUTFILE_SLOTS 32
 #define OUTFILE_PATH_MAX 4096
 #define OUTFILE_HOPS 40 /* links followed before giving up, as the kernel */
 /* A temporary is "." + (part of) the name + ".tmp-XXXXXX": 12 bytes more. */
@@ -37,6 +39,14 @@ enum {
 static char outfile_tmp[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static char outfile_dst[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static volatile sig_atomic_t outfile_used[OUTFILE_SLOTS];
+/* While a set is put in place, a replaced file's old content under a
+ * second name (a hard link) beside it: ".name.old-XXXXXX", the
+ * temporary's name with "old" for "tmp". */
+static char outfile_old[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
+
+/* Commits held back for the end of the run (wg_outfile_hold): the slots
+ * of the files committed since, in order. */
+static int outfile_holding, outfile_nheld, outfile_held[OUTFILE_SLOTS];
 
 /* The signal handler and a commit's renames exclude each other, whatever
  * thread the signal lands on: a handler that finds renames under way
@@ -442,19 +452,18 @@ static void outfile_die(int sig)
     raise(sig);
 }
 
-/* The folders of the temporaries' targets, each once, opened and locked
- * exclusively in (device, inode) order, so two runs cannot deadlock.
- * Returns how many are held in fds.  A file system without flock is not
- * locked: the renames still happen, only without the exclusion. */
-static int outfile_lock(const wg_outfile *o, int n, int *fds)
+/* The folders of the targets of slots k[0..n), each once, opened and
+ * locked exclusively in (device, inode) order, so two runs cannot
+ * deadlock.  Returns how many are held in fds.  A file system without
+ * flock is not locked: the renames still happen, only without the
+ * exclusion. */
+static int outfile_lock(const int *k, int n, int *fds)
 {
     struct { int fd; dev_t dev; ino_t ino; } d[OUTFILE_SLOTS];
     int nd = 0;
     for (int i = 0; i < n && nd < OUTFILE_SLOTS; i++) {
-        if (o[i].how != OUT_TEMP)
-            continue;
         char dir[OUTFILE_PATH_MAX];
-        outfile_folder(outfile_dst[o[i].slot], dir);
+        outfile_folder(outfile_dst[k[i]], dir);
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         struct stat st;
         if (fd < 0)
@@ -463,24 +472,24 @@ static int outfile_lock(const wg_outfile *o, int n, int *fds)
             close(fd);
             continue;
         }
-        int k = 0;
-        while (k < nd && (d[k].dev < st.st_dev ||
-                          (d[k].dev == st.st_dev && d[k].ino < st.st_ino)))
-            k++;
-        if (k < nd && d[k].dev == st.st_dev && d[k].ino == st.st_ino) {
+        int j = 0;
+        while (j < nd && (d[j].dev < st.st_dev ||
+                          (d[j].dev == st.st_dev && d[j].ino < st.st_ino)))
+            j++;
+        if (j < nd && d[j].dev == st.st_dev && d[j].ino == st.st_ino) {
             close(fd);
             continue;
         }
-        memmove(&d[k + 1], &d[k], (size_t)(nd - k) * sizeof d[0]);
-        d[k].fd = fd;
-        d[k].dev = st.st_dev;
-        d[k].ino = st.st_ino;
+        memmove(&d[j + 1], &d[j], (size_t)(nd - j) * sizeof d[0]);
+        d[j].fd = fd;
+        d[j].dev = st.st_dev;
+        d[j].ino = st.st_ino;
         nd++;
     }
-    for (int k = 0; k < nd; k++) {
-        while (flock(d[k].fd, LOCK_EX) != 0 && errno == EINTR) {
+    for (int j = 0; j < nd; j++) {
+        while (flock(d[j].fd, LOCK_EX) != 0 && errno == EINTR) {
         }
-        fds[k] = d[k].fd;
+        fds[j] = d[j].fd;
     }
     return nd;
 }
@@ -498,17 +507,44 @@ static void outfile_block(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
-int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
+/* Keep what slot k's target holds under a second name before it is
+ * replaced: 0, nothing is there (the file is new); 1, it is kept in
+ * outfile_old[k]; 2, it is there but could not be kept (a file system
+ * without hard links, a name taken). */
+static int outfile_keep(int k)
 {
-    *failed = 0;
-    for (int i = 0; i < n; i++)
-        if (wg_outfile_finish(&o[i], err) != 0) {
-            *failed = i;
-            goto abort;
-        }
+    struct stat st, dir;
+    char folder[OUTFILE_PATH_MAX];
+    if (lstat(outfile_dst[k], &st) != 0)
+        return 0;
+    /* In a sticky folder (/tmp) another user's file is not ours to
+     * replace, nor would its second name be ours to remove again. */
+    uid_t me = geteuid();
+    outfile_folder(outfile_dst[k], folder);
+    if (stat(folder, &dir) != 0 ||
+        ((dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me &&
+         dir.st_uid != me))
+        return 2;
+    strcpy(outfile_old[k], outfile_tmp[k]);
+    char *dot = strrchr(outfile_old[k], '.'); /* ".tmp-XXXXXX" */
+    memcpy(dot + 1, "old", 3);
+    return link(outfile_dst[k], outfile_old[k]) == 0 ? 1 : 2;
+}
+
+/* Rename the temporaries of slots k[0..n) over their targets, all of them
+ * or none: when one rename fails, those already made are undone (a new
+ * file removed, a replaced one given its old content back), and the rest
+ * removed.  The slots are free afterwards.  Returns 0, or the errno of
+ * the rename that failed, with its index in *bad and in *lost how many
+ * replaced files could not be given their old content back (their new
+ * one stays). */
+static int outfile_place(const int *k, int n, int *bad, int *lost)
+{
+    *bad = 0;
+    *lost = 0;
     /* Several files: hold their folders' locks, so another run's set is
      * renamed wholly before or after ours, never between. */
-    int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(o, n, locks) : 0;
+    int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(k, n, locks) : 0;
     sigset_t old;
     outfile_block(&old);
     /* A signal landing on another thread defers itself while we rename;
@@ -520,34 +556,49 @@ int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
         pause();
         idle = STATE_IDLE;
     }
+    /* Files that can be undone first, then those that cannot: a failure
+     * among the first leaves nothing changed. */
+    int had[OUTFILE_SLOTS], order[OUTFILE_SLOTS], m = 0;
+    for (int j = 0; j < n; j++)
+        had[j] = n > 1 ? outfile_keep(k[j]) : 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < n; j++)
+            if ((had[j] == 2) == pass)
+                order[m++] = j;
     int placed = 0, e = 0;
-    for (; placed < n; placed++) {
-        int k = o[placed].slot;
-        if (o[placed].how == OUT_TEMP &&
-            rename(outfile_tmp[k], outfile_dst[k]) != 0) {
+    for (; placed < n; placed++)
+        if (rename(outfile_tmp[k[order[placed]]],
+                   outfile_dst[k[order[placed]]]) != 0) {
             e = errno;
             break;
         }
-    }
-    if (placed < n) {
-        /* Take back what this set already put in place: one file of a
-         * set alone is worse than none. */
-        for (int i = 0; i < placed; i++)
-            if (o[i].how == OUT_TEMP) {
-                unlink(outfile_dst[o[i].slot]);
-                outfile_used[o[i].slot] = 0;
-                o[i].how = OUT_NONE;
+    if (e) {
+        *bad = order[placed];
+        for (int p = 0; p < placed; p++) {
+            int j = order[p];
+            if (had[j] == 0) {
+                unlink(outfile_dst[k[j]]);
+            } else if (had[j] == 1 &&
+                       rename(outfile_old[k[j]], outfile_dst[k[j]]) == 0) {
+                had[j] = 0; /* given back: the second name is gone */
+            } else {
+                /* Not kept, or kept but not given back: then the old
+                 * content stays under its second name, not deleted. */
+                had[j] = 2;
+                (*lost)++;
             }
+        }
+        for (int p = placed; p < n; p++)
+            unlink(outfile_tmp[k[order[p]]]);
     }
-    for (int i = 0; i < placed; i++) {
-        if (o[i].how == OUT_TEMP)
-            outfile_used[o[i].slot] = 0;
-        o[i].how = OUT_NONE;
-        o[i].slot = -1;
+    for (int j = 0; j < n; j++) {
+        if (had[j] == 1)
+            unlink(outfile_old[k[j]]);
+        outfile_used[k[j]] = 0;
     }
     atomic_store(&outfile_state, STATE_IDLE);
-    for (int k = 0; k < nlocks; k++)
-        close(locks[k]); /* releases the lock */
+    for (int j = 0; j < nlocks; j++)
+        close(locks[j]); /* releases the lock */
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     int sig = atomic_load(&outfile_deferred);
     if (sig) {
@@ -560,14 +611,95 @@ int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
             _exit(128 + sig); /* not reached: sig is not blocked here */
         }
     }
-    if (placed == n)
-        return 0;
-    *failed = placed;
-    wg_fail(err, "%s", strerror(e));
-abort:
+    return e;
+}
+
+int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
+{
+    *failed = 0;
     for (int i = 0; i < n; i++)
-        wg_outfile_abort(&o[i]);
-    return -1;
+        if (wg_outfile_finish(&o[i], err) != 0) {
+            *failed = i;
+            for (int j = 0; j < n; j++)
+                wg_outfile_abort(&o[j]);
+            return -1;
+        }
+    int k[OUTFILE_SLOTS], at[OUTFILE_SLOTS], ns = 0;
+    for (int i = 0; i < n; i++) {
+        if (o[i].how == OUT_TEMP) {
+            k[ns] = o[i].slot;
+            at[ns++] = i;
+        }
+        o[i].how = OUT_NONE; /* the slots are ours from here */
+        o[i].slot = -1;
+    }
+    if (outfile_holding) {
+        for (int j = 0; j < ns; j++)
+            outfile_held[outfile_nheld++] = k[j];
+        return 0;
+    }
+    int bad, lost;
+    int e = outfile_place(k, ns, &bad, &lost);
+    if (e == 0)
+        return 0;
+    *failed = at[bad];
+    return wg_fail(err, "%s", strerror(e));
+}
+
+void wg_outfile_hold(void)
+{
+    outfile_holding = 1;
+}
+
+int wg_outfile_commit_held(char *err)
+{
+    int n = outfile_nheld, k[OUTFILE_SLOTS], bad, lost;
+    memcpy(k, outfile_held, (size_t)n * sizeof k[0]);
+    outfile_holding = 0;
+    outfile_nheld = 0;
+    int e = outfile_place(k, n, &bad, &lost);
+    if (e == 0)
+        return 0;
+    char shown[WG_PATH_SHOWN + 1];
+    if (lost)
+        return wg_fail(err, "'%s': %s; %d file%s already replaced could not "
+                       "be given back %s old content",
+                       wg_outfile_shown(outfile_dst[k[bad]], shown),
+                       strerror(e), lost, lost > 1 ? "s" : "",
+                       lost > 1 ? "their" : "its");
+    return wg_fail(err, "'%s': %s; no output was changed",
+                   wg_outfile_shown(outfile_dst[k[bad]], shown), strerror(e));
+}
+
+void wg_outfile_abort_held(void)
+{
+    for (int j = 0; j < outfile_nheld; j++) {
+        unlink(outfile_tmp[outfile_held[j]]);
+        outfile_used[outfile_held[j]] = 0;
+    }
+    outfile_nheld = 0;
+    outfile_holding = 0;
+}
+
+int wg_outfile_probe(const char *path, char *err)
+{
+    if (strcmp(path, "-") == 0)
+        return 0;
+    outfile_target t;
+    if (path[0] != '\0' && outfile_resolve(path, &t) == 0) {
+        struct stat st;
+        /* A descriptor, a device, a FIFO: nothing to make beside it, and
+         * opening a FIFO would wait for its reader. */
+        if (t.fd >= 0 || t.other ||
+            (stat(t.name, &st) == 0 && !S_ISREG(st.st_mode) &&
+             !S_ISDIR(st.st_mode) && !S_ISSOCK(st.st_mode)))
+            return 0;
+    }
+    wg_outfile o;
+    if (wg_outfile_open(&o, path, err) != 0)
+        return -1;
+    wg_outfile_abort(&o);
+    return 0;
 }
 
 int wg_outfile_commit(wg_outfile *o, char *err)

@@ -64,12 +64,36 @@ int wg_outfile_stdout_failed(void);
 int wg_outfile_commit(wg_outfile *o, char *err);
 
 /* Commit n files as one set: either every one is in place, from this run,
- * or none of them is (those already renamed are removed again).  Other
- * runs committing a set in the same folders wait, and the fatal signals
- * wait, until the renames are done.  Returns 0, or -1 with the reason in
- * err and the index of the file that failed in *failed; the n files are
- * then all aborted. */
+ * or none of them is changed (one already renamed is removed again if it
+ * is new, or given back its old content, kept meanwhile under a second
+ * name, a hard link beside it).  Other runs committing a set in the same
+ * folders wait, and the fatal signals wait, until the renames are done.
+ * Returns 0, or -1 with the reason in err and the index of the file that
+ * failed in *failed; the n files are then all aborted.  While commits are
+ * held (wg_outfile_hold), the files are finished and kept for
+ * wg_outfile_commit_held instead. */
 int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err);
+
+/* Hold every commit from now on until wg_outfile_commit_held, which puts
+ * all the files in place as one set, or wg_outfile_abort_held, which
+ * removes them: so a run that fails part way, at its last output or by a
+ * signal, replaces none of the files it was to write. */
+void wg_outfile_hold(void);
+
+/* Put every held file in place, as one set (wg_outfile_commit_set), and
+ * stop holding.  Returns 0, or -1 with the file that failed and why in
+ * err. */
+int wg_outfile_commit_held(char *err);
+
+/* Remove every held file's temporary, and stop holding. */
+void wg_outfile_abort_held(void);
+
+/* Could 'path' be written: its folder there and taking files, the name
+ * not a directory?  Tried by making and removing a temporary beside it,
+ * so a run fails before its work, not after.  Descriptors, devices and
+ * FIFOs are not opened (they are when written).  Returns 0, or -1 with
+ * the reason in err, as wg_outfile_open. */
+int wg_outfile_probe(const char *path, char *err);
 
 /* Give up: close and remove the temporary.  No operation is performed if
  * the file is not open (a zeroed wg_outfile). */

@@ -836,3 +836,66 @@ WG_TEST(hostile_gltf_extension_mismatch_is_said)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* A run that fails at a later output (here the picture, past a file size
+ * limit, after the height map was written) replaces none of the files it
+ * was to write: they were all held for the end (wg_outfile_hold), and
+ * nothing of them is left behind, not the map's header either.  Before,
+ * the height map was already in place when the picture failed. */
+WG_TEST(hostile_late_failure_replaces_no_earlier_output)
+{
+    wg_cli c = hostile_sh("mkdir -p late && cd late && echo keep > h.pfm && "
+                          "echo keep > w.png && (ulimit -f 40; exec ../worldgen "
+                          "--size 64 --mesh scalar -q --heightmap h.pfm --out w.png "
+                          "--json j.json); echo \"$?\"; cat h.pfm w.png; ls -A");
+    CHECK(strcmp(c.out, "1\nkeep\nkeep\nh.pfm\nw.png\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --out: cannot write 'w.png': File too large"), "%s",
+          c.err);
+    wg_cli_free(&c);
+}
+
+/* An output whose folder is missing fails the run before the work, not
+ * after it: no timing table (the backends never ran), the other outputs
+ * untouched. */
+WG_TEST(hostile_missing_folder_fails_before_the_work)
+{
+    wg_cli c = hostile_sh("mkdir -p early && cd early && echo keep > h.png && "
+                          "../worldgen --size 64 --mesh scalar --no-image --heightmap "
+                          "h.png --json missing/j.json; echo \"$?\"; cat h.png; ls -A");
+    CHECK(strcmp(c.out, "1\nkeep\nh.png\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strcmp(c.err, "worldgen: --json: cannot write 'missing/j.json': the folder "
+                        "'missing/' does not exist\n") == 0,
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* A set of files fails part way when one of them cannot be replaced (in a
+ * sticky folder, a file of another user's): the ones already renamed get
+ * their old content back, and no second name (the hard link that kept it)
+ * is left behind.  Before, the height map already renamed was deleted.
+ * As root, running worldgen as nobody. */
+WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
+{
+    if (geteuid() != 0) {
+        wg_skip("needs root, to run worldgen as another user");
+        return;
+    }
+    wg_cli c = hostile_sh(
+        "command -v setpriv >/dev/null || { echo no-setpriv; exit 0; }; "
+        "d=$(mktemp -d /tmp/wg-sticky.XXXXXX) && chmod 1777 $d && "
+        "cp ./worldgen $d/wg && chmod 755 $d/wg && cd $d && "
+        "echo keep > h.pfm && chown 65534:65534 h.pfm && echo x > h.pfm.hdr && "
+        "chmod 666 h.pfm.hdr && setpriv --reuid=65534 --regid=65534 "
+        "--clear-groups ./wg --size 16 --mesh scalar -q --no-image --heightmap "
+        "h.pfm; echo \"$?\"; cat h.pfm h.pfm.hdr; rm wg; ls -A; cd / && rm -rf $d");
+    if (strcmp(c.out, "no-setpriv\n") == 0) {
+        wg_skip("needs setpriv (util-linux)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\nkeep\nx\nh.pfm\nh.pfm.hdr\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: cannot put the outputs in place: ") &&
+              strstr(c.err, "h.pfm.hdr': Operation not permitted; no output was changed"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
