@@ -1242,12 +1242,29 @@ static int cpu_threads(const settings *s)
 {
     if (s->threads > 0)
         return s->threads;
+    /* OpenMP's form: a list of positive counts, one per level of
+     * nesting, with blanks allowed around them ("4", " 2 , 1"); the first
+     * is ours.  Anything else ("1e3", "2abc", "1.5") libgomp ignores,
+     * saying so, and so do we: the count before the junk would have been
+     * taken for ours while the OpenMP backend used every core. */
     const char *env = getenv("OMP_NUM_THREADS");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    char *end;
-    errno = 0;
-    long t = env ? strtol(env, &end, 10) : 0;
-    if (!env || errno || end == env || t < 1)
+    long cores = sysconf(_SC_NPROCESSORS_ONLN), t = 0;
+    for (const char *p = env; p && *p;) {
+        char *end;
+        p += strspn(p, " \t\n\v\f\r");
+        if (*p < '0' || *p > '9')
+            return 0;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        end += strspn(end, " \t\n\v\f\r");
+        if (errno || v < 1 || (*end && *end != ','))
+            return 0;
+        t = t ? t : v;
+        p = *end ? end + 1 : end;
+        if (*end == ',' && !*p)
+            return 0; /* a trailing comma */
+    }
+    if (t < 1)
         return 0;
     return (int)(t < cores ? t : cores);
 }

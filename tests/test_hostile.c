@@ -226,6 +226,21 @@ WG_TEST(hostile_late_and_environment_values)
                   "--no-image --heightmap b.pfm && cmp a.pfm b.pfm");
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
+    /* A count followed by junk is not taken for its number (libgomp
+     * ignores the whole value, and so does worldgen: every core); a list
+     * for nested levels gives its first. */
+    c = wg_cli_sh("for v in 1e3 2abc 1.5 '1,' 0 ' 1 , 2' 1; do OMP_NUM_THREADS=\"$v\" "
+                  "./worldgen --size 16 --mesh scalar -q --no-image --json j.json "
+                  "2>/dev/null; printf '%s ' $(jq .host.threads j.json); done; "
+                  "jq .host.cores j.json");
+    char want[128];
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cores = cores > 1024 ? 1024 : cores;
+    snprintf(want, sizeof want, "%d %d %d %d %d 1 1 %d\n", cores, cores, cores, cores, cores,
+             cores);
+    CHECK(c.status == 0 && strcmp(c.out, want) == 0, "status %d: %s, want %s: %s", c.status,
+          c.out, want, c.err);
+    wg_cli_free(&c);
 }
 
 /* A name that is a symbolic link writes through to its final target, in
