@@ -1785,6 +1785,11 @@ static int run(const settings *s, int argc, char **argv)
             goto out;
         }
     }
+    /* The tables, sent to standard error because standard output carries
+     * an output, are lost if it failed (2>/dev/full): a failure, as for
+     * standard output, with nowhere left to say so. */
+    if (tables == stderr && (fflush(stderr) != 0 || ferror(stderr)))
+        goto out;
     status = 0;
     for (int i = 0; s->check && i < n; i++)
         if (res[i].compared && !res[i].agree.ok) {

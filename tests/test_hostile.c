@@ -914,3 +914,19 @@ WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* With an output on standard output the tables go to standard error; when
+ * that fails (a full device, closed), the run fails as it does when the
+ * tables on standard output fail: it had exited 0. */
+WG_TEST(hostile_lost_tables_on_stderr_fail_the_run)
+{
+    wg_cli c = hostile_sh("for e in /dev/full closed; do if [ $e = closed ]; then "
+                          "./worldgen --size 16 --mesh scalar --no-image --heightmap - "
+                          "--heightmap-format pfm >/dev/null 2>&-; else ./worldgen --size 16 "
+                          "--mesh scalar --no-image --json - --histogram >/dev/null "
+                          "2>$e; fi; echo $?; done; ./worldgen --size 16 --mesh scalar -q "
+                          "--no-image --heightmap - --heightmap-format pfm >/dev/null "
+                          "2>/dev/full; echo $?");
+    CHECK(strcmp(c.out, "1\n1\n0\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
