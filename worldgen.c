@@ -1114,6 +1114,15 @@ static int parse_args(int argc, char **argv, settings *s)
         (s->require_set & ~(s->mesh_set | (s->check ? 1u : 0u))))
         return usage_error("--require %s: --mesh %s does not run every "
                            "backend it names", s->require, s->mesh);
+    /* auto's choice is made by speed, on the machine and the size: what
+     * it runs cannot be required (it was a failure, exit 1, or not,
+     * depending on where the same command ran). */
+    if (s->require_set && s->mesh_auto &&
+        (s->require_set & ~(s->check ? 1u : 0u)))
+        return usage_error("--require %s: --mesh auto runs whichever backend "
+                           "is fastest here, which it may not be; name the "
+                           "backends to run: --mesh %s", s->require,
+                           s->require);
     rc = check_picture_args(s);
     if (rc < 0)
         warn_idle_options(s);

@@ -82,6 +82,24 @@ WG_TEST(pipeline_require_fails_when_a_backend_is_skipped)
     CHECK(c.status == 2 && strstr(c.err, "--require openmp: --mesh scalar"),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
+    /* So is any with --mesh auto, which runs the fastest here: at 16,
+     * scalar, at 512 openmp; the same command had failed (exit 1) or not
+     * by the size and the machine.  --check's scalar may be required. */
+    const char *size[] = {"16", "512"};
+    for (int i = 0; i < 2; i++) {
+        const char *autos[] = {"--size", size[i], "--require", "openmp", "-q",
+                               "--no-image", NULL};
+        c = wg_cli_run(autos);
+        CHECK(c.status == 2 && strstr(c.err, "--require openmp: --mesh auto runs "
+                                             "whichever backend is fastest here"),
+              "%d %s", c.status, c.err);
+        wg_cli_free(&c);
+    }
+    const char *checked[] = {"--size", "16", "--check", "--require", "scalar",
+                             "-q", "--no-image", NULL};
+    c = wg_cli_run(checked);
+    CHECK(c.status == 0, "%d %s", c.status, c.err);
+    wg_cli_free(&c);
     /* What is required and runs passes. */
     const char *ok[] = {"--size", "16", "--mesh", "scalar,openmp", "--require",
                         "scalar,openmp", "--no-image", "-q", NULL};
