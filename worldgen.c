@@ -818,7 +818,7 @@ static int parse_args(int argc, char **argv, settings *s)
     *s = defaults;
     s->render = wg_render_defaults;
     opterr = 0; /* our messages name the option and the valid values */
-    int c, rc = 0;
+    int c, rc = 0, action = 0; /* 'h', 'V' or OPT_LIST_DEVICES */
     while ((c = getopt_long(argc, argv, ":qhV", long_opts, NULL)) != -1) {
         if (c >= OPT_SIZE && c < OPT_COUNT) {
             const int k = c - OPT_SIZE;
@@ -920,14 +920,9 @@ static int parse_args(int argc, char **argv, settings *s)
                                    "--list-devices)");
             s->gpu = optarg;
             break;
-        case OPT_LIST_DEVICES: {
-            char err[WG_ERR_LEN];
-            if (wg_vulkan_list_devices(stdout, err) != 0) {
-                fprintf(stderr, "worldgen: --list-devices: %s\n", err);
-                return 1;
-            }
-            return 0;
-        }
+        case OPT_LIST_DEVICES:
+            action = c;
+            break;
         case OPT_JSON:
             if (optarg[0] == '\0') /* refused now, not after the world */
                 return usage_error("--json: '' is not a file name ('-' is "
@@ -1023,11 +1018,9 @@ static int parse_args(int argc, char **argv, settings *s)
             s->quiet = 1;
             break;
         case 'h':
-            usage(stdout);
-            return 0;
         case 'V':
-            printf("worldgen %s (field spec %d)\n", WG_VERSION, WG_SPEC_VERSION);
-            return 0;
+            action = action ? action : c; /* the first of them */
+            break;
         case ':':
             return usage_error("option '%s' needs a value", argv[optind - 1]);
         default:
@@ -1038,6 +1031,25 @@ static int parse_args(int argc, char **argv, settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
+    /* --help, --version and --list-devices act once every option has been
+     * read and its value checked: a bad value beside them is still a
+     * usage error (exit 2), wherever it stands. */
+    if (action == 'h') {
+        usage(stdout);
+        return 0;
+    }
+    if (action == 'V') {
+        printf("worldgen %s (field spec %d)\n", WG_VERSION, WG_SPEC_VERSION);
+        return 0;
+    }
+    if (action == OPT_LIST_DEVICES) {
+        char err[WG_ERR_LEN];
+        if (wg_vulkan_list_devices(stdout, err) != 0) {
+            fprintf(stderr, "worldgen: --list-devices: %s\n", err);
+            return 1;
+        }
+        return 0;
+    }
     rc = check_region(s);
     if (rc >= 0)
         return rc;
