@@ -813,6 +813,29 @@ static void warn_idle_options(const settings *s)
 
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
  * now (0 after --help or --version). */
+/* --help, --version or --list-devices: they act once every option has
+ * been read and checked, alone and with the others (a bad value anywhere
+ * on the line is still a usage error, exit 2), so that 'worldgen OPTIONS
+ * --version' checks a command line without running it.  Returns the exit
+ * status. */
+static int act(int action)
+{
+    if (action == 'h') {
+        usage(stdout);
+        return 0;
+    }
+    if (action == 'V') {
+        printf("worldgen %s (field spec %d)\n", WG_VERSION, WG_SPEC_VERSION);
+        return 0;
+    }
+    char err[WG_ERR_LEN];
+    if (wg_vulkan_list_devices(stdout, err) != 0) {
+        fprintf(stderr, "worldgen: --list-devices: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, settings *s)
 {
     *s = defaults;
@@ -1031,25 +1054,6 @@ static int parse_args(int argc, char **argv, settings *s)
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    /* --help, --version and --list-devices act once every option has been
-     * read and its value checked: a bad value beside them is still a
-     * usage error (exit 2), wherever it stands. */
-    if (action == 'h') {
-        usage(stdout);
-        return 0;
-    }
-    if (action == 'V') {
-        printf("worldgen %s (field spec %d)\n", WG_VERSION, WG_SPEC_VERSION);
-        return 0;
-    }
-    if (action == OPT_LIST_DEVICES) {
-        char err[WG_ERR_LEN];
-        if (wg_vulkan_list_devices(stdout, err) != 0) {
-            fprintf(stderr, "worldgen: --list-devices: %s\n", err);
-            return 1;
-        }
-        return 0;
-    }
     rc = check_region(s);
     if (rc >= 0)
         return rc;
@@ -1136,6 +1140,8 @@ static int parse_args(int argc, char **argv, settings *s)
                            "backends to run: --mesh %s", s->require,
                            s->require);
     rc = check_picture_args(s);
+    if (rc < 0 && action)
+        return act(action);
     if (rc < 0)
         warn_idle_options(s);
     return rc;

@@ -178,13 +178,15 @@ WG_TEST(cli_help_and_version)
     c = wg_cli_run(version);
     CHECK(c.status == 0 && strncmp(c.out, "worldgen ", 9) == 0, "%s", c.out);
     wg_cli_free(&c);
-    /* They act once every option is read: a bad value before or after them
-     * is a usage error all the same (after them, it had exited 0). */
-    const char *bad[][4] = {{"--help", "--bogus", NULL},
+    /* They act once every option is read and checked: a bad value before
+     * or after them is a usage error all the same (after them, it had
+     * exited 0), and so are options that do not go together. */
+    const char *bad[][6] = {{"--help", "--bogus", NULL},
                             {"--version", "--size", "0", NULL},
                             {"--list-devices", "--aa", "9", NULL},
-                            {"--size", "0", "--version", NULL}};
-    for (int i = 0; i < 4; i++) {
+                            {"--size", "0", "--version", NULL},
+                            {"--version", "--size", "50", "--region", "10,10,50,5", NULL}};
+    for (int i = 0; i < 5; i++) {
         c = wg_cli_run(bad[i]);
         CHECK(c.status == 2 && c.out[0] == '\0' && strstr(c.err, "worldgen: "), "%s: %d %s %s",
               bad[i][0], c.status, c.out, c.err);
