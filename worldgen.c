@@ -292,26 +292,24 @@ static void usage(FILE *fp)
 }
 
 /* Print a usage error naming the option and the value; returns EXIT_USAGE. */
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+/* Print "worldgen: " and the message made from fmt, then a newline, to
+ * standard error.  Messages quote values and paths as given: a control
+ * character in one (an escape sequence, a newline, a carriage return) is
+ * shown as \xNN, so it can neither drive the terminal nor forge a line. */
+static void vsay(const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
+    va_list again;
+    va_copy(again, ap);
     char small[1024], *msg = small;
     int len = vsnprintf(small, sizeof small, fmt, ap);
-    va_end(ap);
     if (len >= (int)sizeof small && (msg = malloc((size_t)len + 1)) != NULL) {
-        va_start(ap, fmt);
-        vsnprintf(msg, (size_t)len + 1, fmt, ap);
-        va_end(ap);
+        vsnprintf(msg, (size_t)len + 1, fmt, again);
     } else if (len < 0) {
         snprintf(small, sizeof small, "%s", fmt); /* an encoding error */
     } else if (len >= (int)sizeof small) {
         msg = small; /* no memory: cut short, better than nothing */
     }
-    /* The message quotes values as given: a control character in one (an
-     * escape sequence, a newline, a carriage return) is shown as \xNN,
-     * so it can neither drive the terminal nor forge a line. */
+    va_end(again);
     fputs("worldgen: ", stderr);
     for (const char *p = msg; *p; p++) {
         unsigned char u = (unsigned char)*p;
@@ -320,9 +318,29 @@ static int usage_error(const char *fmt, ...)
         else
             fputc(u, stderr);
     }
-    fputs("\nTry 'worldgen --help' for more information.\n", stderr);
+    fputc('\n', stderr);
     if (msg != small)
         free(msg);
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
+/* A usage error: the message, a pointer to --help, and EXIT_USAGE. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+    fputs("Try 'worldgen --help' for more information.\n", stderr);
     return EXIT_USAGE;
 }
 
@@ -736,26 +754,26 @@ static void warn_idle_options(const settings *s)
      * before it (another output's name, another size) is dropped. */
     for (int k = 0; k < OPT_COUNT - OPT_SIZE; k++)
         if (s->replaced[k])
-            fprintf(stderr, "worldgen: warning: --%s is given more than once: "
-                    "the last, '%s', is used, not '%s'\n", name[k],
-                    s->value[k], s->replaced[k]);
+            say("warning: --%s is given more than once: "
+                "the last, '%s', is used, not '%s'", name[k],
+                s->value[k], s->replaced[k]);
     for (size_t i = 0; !s->out && i < sizeof camera / sizeof camera[0]; i++)
         if (GIVEN(camera[i]))
-            fprintf(stderr, "worldgen: warning: --%s does nothing: this run "
-                    "makes no picture (%s)\n", name[camera[i] - OPT_SIZE],
-                    s->no_image ? "--no-image" : "give --out FILE for one");
+            say("warning: --%s does nothing: this run "
+                "makes no picture (%s)", name[camera[i] - OPT_SIZE],
+                s->no_image ? "--no-image" : "give --out FILE for one");
     if (!s->out && GIVEN(OPT_VIEW))
-        fprintf(stderr, "worldgen: warning: --view does nothing: this run "
-                "makes no picture\n");
+        say("warning: --view does nothing: this run "
+            "makes no picture");
     /* The map is seen from straight above: no camera to place. */
     static const int orbit[] = {OPT_AZIMUTH, OPT_ELEVATION, OPT_DISTANCE,
                                 OPT_FOV, OPT_LOOK, OPT_NO_CULL};
     for (size_t i = 0; s->out && s->render.view == WG_VIEW_MAP &&
                        i < sizeof orbit / sizeof orbit[0]; i++)
         if (GIVEN(orbit[i]))
-            fprintf(stderr, "worldgen: warning: --%s does nothing with --view "
-                    "map (the map is seen from straight above)\n",
-                    name[orbit[i] - OPT_SIZE]);
+            say("warning: --%s does nothing with --view "
+                "map (the map is seen from straight above)",
+                name[orbit[i] - OPT_SIZE]);
     /* Which backends can run: auto may choose any. */
     unsigned may = s->mesh_auto ? ~0u : s->mesh_set | (s->check ? 1u : 0u);
     int vulkan = 0, openmp = 0;
@@ -764,51 +782,51 @@ static void warn_idle_options(const settings *s)
         openmp |= (may & 1u << i) && wg_backends[i] == &wg_backend_openmp;
     }
     if (!vulkan && (GIVEN(OPT_GPU) || GIVEN(OPT_POWER)))
-        fprintf(stderr, "worldgen: warning: --%s does nothing: --mesh %s "
-                "runs no Vulkan backend\n", GIVEN(OPT_GPU) ? "gpu" : "power",
-                s->mesh);
+        say("warning: --%s does nothing: --mesh %s "
+            "runs no Vulkan backend", GIVEN(OPT_GPU) ? "gpu" : "power",
+            s->mesh);
     if (!openmp && !s->out && GIVEN(OPT_THREADS))
-        fprintf(stderr, "worldgen: warning: --threads does nothing: --mesh "
-                "%s runs no threaded backend and there is no picture\n",
-                s->mesh);
+        say("warning: --threads does nothing: --mesh "
+            "%s runs no threaded backend and there is no picture",
+            s->mesh);
     if (GIVEN(OPT_GLTF_ERROR) && !s->gltf)
-        fprintf(stderr, "worldgen: warning: --gltf-error does nothing without "
-                "--gltf\n");
+        say("warning: --gltf-error does nothing without "
+            "--gltf");
     if (s->gltf && !GIVEN(OPT_GLTF_ERROR) && s->world.size > 2049)
-        fprintf(stderr, "worldgen: note: --gltf keeps all %" PRIu32 "x%" PRIu32
-                " grid vertices; --gltf-error 0.001 makes a file some 20 "
-                "times smaller\n", s->world.size, s->world.size);
+        say("note: --gltf keeps all %" PRIu32 "x%" PRIu32
+            " grid vertices; --gltf-error 0.001 makes a file some 20 "
+            "times smaller", s->world.size, s->world.size);
     if (GIVEN(OPT_HEIGHTMAP_FORMAT) && !s->heightmap && !s->watermap &&
         !s->sedimentmap)
-        fprintf(stderr, "worldgen: warning: --heightmap-format does nothing "
-                "without --heightmap, --watermap or --sedimentmap\n");
+        say("warning: --heightmap-format does nothing "
+            "without --heightmap, --watermap or --sedimentmap");
     /* Without the hydraulic stage no ground moves (SPEC.md: sediment =
      * 0): the map is written, all zeros, which is likely not what was
      * meant. */
     if (s->sedimentmap && s->world.steps == 0)
-        fprintf(stderr, "worldgen: warning: --sedimentmap '%s' is all zeros: "
-                "--hydraulic 0 moves no sediment\n", s->sedimentmap);
+        say("warning: --sedimentmap '%s' is all zeros: "
+            "--hydraulic 0 moves no sediment", s->sedimentmap);
     if (s->check && !s->mesh_auto && s->mesh_set == 1u)
-        fprintf(stderr, "worldgen: warning: --check does nothing with --mesh "
-                "scalar: there is no other backend to compare\n");
+        say("warning: --check does nothing with --mesh "
+            "scalar: there is no other backend to compare");
 #undef GIVEN
     /* A name with another extension (not a device such as /dev/null). */
     const char *base = s->out ? strrchr(s->out, '/') : NULL;
     base = base ? base + 1 : s->out;
     const char *dot = base ? strrchr(base, '.') : NULL;
     if (dot && dot != base && strcasecmp(dot, ".png") != 0)
-        fprintf(stderr, "worldgen: warning: --out '%s': the picture is a "
-                "PNG whatever the name says\n", s->out);
+        say("warning: --out '%s': the picture is a "
+            "PNG whatever the name says", s->out);
     /* The same for the glTF, which is binary: a .gltf file is read as the
      * JSON form by every importer, and this one would not parse. */
     base = s->gltf ? strrchr(s->gltf, '/') : NULL;
     base = base ? base + 1 : s->gltf;
     dot = base ? strrchr(base, '.') : NULL;
     if (dot && dot != base && strcasecmp(dot, ".glb") != 0)
-        fprintf(stderr, "worldgen: warning: --gltf '%s': the file is binary "
-                "glTF (.glb) whatever the name says%s\n", s->gltf,
-                strcasecmp(dot, ".gltf") == 0 ? "; importers read a .gltf "
-                "name as the JSON form" : "");
+        say("warning: --gltf '%s': the file is binary "
+            "glTF (.glb) whatever the name says%s", s->gltf,
+            strcasecmp(dot, ".gltf") == 0 ? "; importers read a .gltf "
+            "name as the JSON form" : "");
 }
 
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
@@ -830,7 +848,7 @@ static int act(int action)
     }
     char err[WG_ERR_LEN];
     if (wg_vulkan_list_devices(stdout, err) != 0) {
-        fprintf(stderr, "worldgen: --list-devices: %s\n", err);
+        say("--list-devices: %s", err);
         return 1;
     }
     return 0;
@@ -1252,13 +1270,13 @@ static int check_memory(const settings *s, const wg_job *job, int backends)
         return 0;
     char what[256];
     wg_job_describe(job, what, sizeof what);
-    fprintf(stderr, "worldgen: --size %" PRIu32 "%s%s needs %.1f GiB for "
-            "the fields of %s; this machine has %.1f GiB available%s\n",
-            s->world.size, s->region_arg ? " --region " : "",
-            s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
-            have / 1073741824.0,
-            s->world.steps ? " (--hydraulic 0, or fewer steps, needs less)"
-                           : "");
+    say("--size %" PRIu32 "%s%s needs %.1f GiB for "
+        "the fields of %s; this machine has %.1f GiB available%s",
+        s->world.size, s->region_arg ? " --region " : "",
+        s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
+        have / 1073741824.0,
+        s->world.steps ? " (--hydraulic 0, or fewer steps, needs less)"
+                       : "");
     return 1;
 }
 
@@ -1374,18 +1392,18 @@ static int write_picture(const settings *s, const wg_fields *f,
         double need = wg_render_memory(&o, f->n) +
                       (double)s->render.width * s->render.height * 3.0;
         if (need > available_bytes()) {
-            fprintf(stderr, "worldgen: a %" PRIu32 "x%" PRIu32 " picture at "
-                    "--aa %" PRIu32 " needs %.2f GiB; this machine has %.2f "
-                    "GiB available\n", s->render.width, s->render.height,
-                    s->render.aa, need / 1073741824.0,
-                    available_bytes() / 1073741824.0);
+            say("a %" PRIu32 "x%" PRIu32 " picture at "
+                "--aa %" PRIu32 " needs %.2f GiB; this machine has %.2f "
+                "GiB available", s->render.width, s->render.height,
+                s->render.aa, need / 1073741824.0,
+                available_bytes() / 1073741824.0);
             return 1;
         }
         wg_render_stats rs;
         progress_say("rendering", -1);
         if (wg_render(f, s->world.sea, &o, img, &rs, err) != 0) {
             progress_clear();
-            fprintf(stderr, "worldgen: cannot render: %s\n", err);
+            say("cannot render: %s", err);
             return 1;
         }
         rep->raster = rs.raster;
@@ -1406,8 +1424,8 @@ static int write_picture(const settings *s, const wg_fields *f,
             wg_outfile_commit(&o_png, err) != 0) {
             wg_outfile_abort(&o_png);
             progress_clear();
-            fprintf(stderr, "worldgen: --out: cannot write '%s': %s\n", s->out,
-                    err);
+            say("--out: cannot write '%s': %s", s->out,
+                err);
             return 1;
         }
         rep->png = wg_now() - t0;
@@ -1419,7 +1437,7 @@ static int write_picture(const settings *s, const wg_fields *f,
         progress_say("writing the OBJ", -1);
         if (wg_obj_save(s->obj, f, s->world.sea, header, err) != 0) {
             progress_clear();
-            fprintf(stderr, "worldgen: --obj: cannot write %s\n", err);
+            say("--obj: cannot write %s", err);
             return 1;
         }
         rep->obj = wg_now() - t0;
@@ -1430,7 +1448,7 @@ static int write_picture(const settings *s, const wg_fields *f,
         if (wg_gltf_save(s->gltf, f, s->world.sea, params, s->gltf_error,
                          NULL, err) != 0) {
             progress_clear();
-            fprintf(stderr, "worldgen: --gltf: cannot write %s\n", err);
+            say("--gltf: cannot write %s", err);
             return 1;
         }
         rep->gltf = wg_now() - t0;
@@ -1466,8 +1484,8 @@ static int write_map(const settings *s, const char *opt, const char *path,
     if (wg_map_save(path, format, sediment ? WG_HM_SIGNED : WG_HM_HEIGHTS,
                     field, f->n, f->r, text, 2, err) != 0) {
         progress_clear();
-        fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
-                err);
+        say("--%s: cannot write '%s': %s", opt, path,
+            err);
         return 1;
     }
     *seconds = wg_now() - t0;
@@ -1516,8 +1534,8 @@ static int write_rgb_map(const settings *s, const char *opt,
                                      (uint32_t)cpu_threads(s), text, 2, err);
     if (rc != 0) {
         progress_clear();
-        fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n", opt, path,
-                err);
+        say("--%s: cannot write '%s': %s", opt, path,
+            err);
         return 1;
     }
     *seconds = wg_now() - t0;
@@ -1556,8 +1574,8 @@ static int choose_backends(const settings *s, const wg_job *job,
         if (wg_backends[i]->probe(job, err) == 0) {
             run[n++] = wg_backends[i];
         } else if (lone && (s->mesh_set & 1u << i)) {
-            fprintf(stderr, "worldgen: --mesh %s: not available here: %s\n",
-                    wg_backends[i]->name, err);
+            say("--mesh %s: not available here: %s",
+                wg_backends[i]->name, err);
             return -1;
         } else {
             add_skip(sk, nsk, wg_backends[i], err);
@@ -1583,8 +1601,8 @@ static int check_required(const settings *s, const wg_backend *const *run,
         for (int k = 0; k < nsk; k++)
             if (sk[k].backend == wg_backends[i])
                 why = sk[k].why;
-        fprintf(stderr, "worldgen: --require %s: %s does not run: %s\n",
-                s->require, wg_backends[i]->name, why);
+        say("--require %s: %s does not run: %s",
+            s->require, wg_backends[i]->name, why);
         return 1;
     }
     return 0;
@@ -1614,13 +1632,13 @@ static int write_json(const settings *s, const wg_report_run *run)
     char err[WG_ERR_LEN];
     wg_outfile o;
     if (wg_outfile_open(&o, s->json, err) != 0) {
-        fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
+        say("--json: cannot write '%s': %s", s->json, err);
         return 1;
     }
     wg_report_json(o.fp, run);
     if (wg_outfile_commit(&o, err) != 0) {
         wg_outfile_abort(&o);
-        fprintf(stderr, "worldgen: --json: cannot write '%s': %s\n", s->json, err);
+        say("--json: cannot write '%s': %s", s->json, err);
         return 1;
     }
     return 0;
@@ -1643,8 +1661,8 @@ static int probe_outputs(const settings *s)
     char err[WG_ERR_LEN];
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
         if (outs[i].path && wg_outfile_probe(outs[i].path, err) != 0) {
-            fprintf(stderr, "worldgen: --%s: cannot write '%s': %s\n",
-                    outs[i].opt, outs[i].path, err);
+            say("--%s: cannot write '%s': %s",
+                outs[i].opt, outs[i].path, err);
             return 1;
         }
     return 0;
@@ -1679,8 +1697,8 @@ static int run(const settings *s, int argc, char **argv)
     n = choose_backends(s, &job, chosen, skipped, &nsk);
     if (n <= 0) {
         if (n == 0)
-            fprintf(stderr, "worldgen: --mesh %s: no backend is available "
-                    "here\n", s->mesh);
+            say("--mesh %s: no backend is available "
+                "here", s->mesh);
         return 1;
     }
     if (check_required(s, chosen, n, skipped, nsk) != 0)
@@ -1689,7 +1707,7 @@ static int run(const settings *s, int argc, char **argv)
         return 1;
     lattice = malloc((size_t)WG_LATTICE_R * WG_LATTICE_R * sizeof *lattice);
     if (!lattice) {
-        fprintf(stderr, "worldgen: out of memory for the lattice\n");
+        say("out of memory for the lattice");
         goto out;
     }
     wg_lattice_fill(lattice, s->world.seed);
@@ -1704,7 +1722,7 @@ static int run(const settings *s, int argc, char **argv)
         if (wg_backend_run(r->backend, &job, &r->fields, &r->t, r->device,
                            sizeof r->device, err) != 0) {
             progress_clear();
-            fprintf(stderr, "worldgen: --mesh %s: %s\n", r->backend->name, err);
+            say("--mesh %s: %s", r->backend->name, err);
             goto out;
         }
         inject_fault(r);
@@ -1732,7 +1750,7 @@ static int run(const settings *s, int argc, char **argv)
     wg_water_stats ws;
     if (s->histogram) {
         if (wg_height_stats_measure(f->height, wg_fields_cells(f), &st) != 0) {
-            fprintf(stderr, "worldgen: out of memory for the histogram\n");
+            say("out of memory for the histogram");
             goto out;
         }
         wg_water_stats_measure(f->height, f->water, wg_fields_cells(f),
@@ -1795,8 +1813,8 @@ static int run(const settings *s, int argc, char **argv)
     if (s->json && write_json(s, &jr) != 0)
         goto out;
     if (wg_outfile_commit_held(err) != 0) {
-        fprintf(stderr, "worldgen: cannot put the outputs in place: %s\n",
-                err);
+        say("cannot put the outputs in place: %s",
+            err);
         goto out;
     }
     if (s->show) {
@@ -1806,9 +1824,9 @@ static int run(const settings *s, int argc, char **argv)
                  s->world.size);
         fflush(tables);
         if (wg_window_show(&img, title, err) != 0) {
-            fprintf(stderr, "worldgen: --show: %s; the picture is in %s\n",
-                    err, wg_outfile_is_stdout(s->out) ? "standard output"
-                                                      : s->out);
+            say("--show: %s; the picture is in %s",
+                err, wg_outfile_is_stdout(s->out) ? "standard output"
+                                                  : s->out);
             goto out;
         }
     }
@@ -1820,11 +1838,11 @@ static int run(const settings *s, int argc, char **argv)
     status = 0;
     for (int i = 0; s->check && i < n; i++)
         if (res[i].compared && !res[i].agree.ok) {
-            fprintf(stderr, "worldgen: --check: %s disagrees with scalar: "
-                    "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
-                    "dh 0, dw 0, dn %.0e)\n", res[i].backend->name,
-                    res[i].agree.max_dh, res[i].agree.max_dw,
-                    res[i].agree.max_dn, res[i].backend->normal_tolerance);
+            say("--check: %s disagrees with scalar: "
+                "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
+                "dh 0, dw 0, dn %.0e)", res[i].backend->name,
+                res[i].agree.max_dh, res[i].agree.max_dw,
+                res[i].agree.max_dn, res[i].backend->normal_tolerance);
             status = EXIT_DISAGREE;
         }
 out:
@@ -1853,8 +1871,8 @@ static int close_stdout(void)
      * failed has said why already: a second line would only name a
      * vaguer cause (EIO) for the same loss. */
     if (lost && !wg_outfile_stdout_failed())
-        fprintf(stderr, "worldgen: cannot write to standard output: %s\n",
-                strerror(e ? e : EIO));
+        say("cannot write to standard output: %s",
+            strerror(e ? e : EIO));
     return lost ? -1 : 0;
 }
 
@@ -1874,9 +1892,9 @@ __attribute__((constructor)) static void check_stack_limit(void)
     if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
         rl.rlim_cur >= WG_STACK_MIN)
         return;
-    fprintf(stderr, "worldgen: the stack size limit is %llu KiB (ulimit -s); "
-            "worldgen needs at least %u KiB: raise it (ulimit -s 8192)\n",
-            (unsigned long long)rl.rlim_cur / 1024, WG_STACK_MIN / 1024);
+    say("the stack size limit is %llu KiB (ulimit -s); "
+        "worldgen needs at least %u KiB: raise it (ulimit -s 8192)",
+        (unsigned long long)rl.rlim_cur / 1024, WG_STACK_MIN / 1024);
     _exit(1);
 }
 

@@ -930,3 +930,17 @@ WG_TEST(hostile_lost_tables_on_stderr_fail_the_run)
     CHECK(strcmp(c.out, "1\n1\n0\n") == 0, "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A control character in a path (an escape sequence, a newline) is shown
+ * as \xNN in a runtime error too, as usage errors show it: it can neither
+ * drive the terminal nor forge a second line. */
+WG_TEST(hostile_control_characters_in_paths_are_escaped)
+{
+    wg_cli c = hostile_sh("./worldgen --size 16 --mesh scalar -q --no-image "
+                          "--heightmap \"$(printf '\\033[31mno\\ndir/x.pfm')\"; echo $?");
+    CHECK(strcmp(c.out, "1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strcmp(c.err, "worldgen: --heightmap: cannot write '\\x1b[31mno\\x0adir/x.pfm': "
+                        "the folder '\\x1b[31mno\\x0adir/' does not exist\n") == 0,
+          "%s", c.err);
+    wg_cli_free(&c);
+}
