@@ -584,15 +584,40 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 --bogus", "unknown option '--bogus'"},
         {"--size 100 --tile 10 --format jpg", "--format 'jpg'"},
         {"--size 100 --tile 1 --shared-edges", "--shared-edges needs --tile 2"},
+        /* worldgen's own options, checked by worldgen before anything is
+         * planned: they had failed every tile, and left a plan that
+         * refused the corrected command. */
+        {"--size 100 --tile 10 -- --octaves 99",
+         "worldgen options after --: --octaves: '99' is out of range (valid: 1..16)"},
+        {"--size 100 --tile 10 -- --threads 0", "--threads: '0' is out of range"},
+        {"--size 100 --tile 10 -- --bogus", "unknown option '--bogus'"},
+        {"--size 100 --tile 10 -j abc", "-j 'abc': N tiles at once"},
+        {"--size 100 --tile 10 -j 2x", "-j '2x'"},
+        /* A plan of a line a tile, bounded: 1.1e12 lines had filled the
+         * disk and left plan.tmp. */
+        {"--size 1048577 --tile 1",
+         "--tile 1 makes 1099513724929 tiles of the 1048577 world; at most 1000000 "
+         "(--tile 1049 or more)"},
+        {"--size 1048577 --tile 1049 --shared-edges", "(--tile 1050 or more)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wg_cli c;
-        int st = tl_run(&c, "'%s/scripts/tiles' %s --out tl-usage",
+        int st = tl_run(&c, "'%s/scripts/tiles' --out tl-usage %s; st=$?; "
+                        "test -e tl-usage && echo left; exit $st",
                         wg_srcdir(), bad[i].args);
-        CHECK(st == 2 && strstr(c.err, bad[i].says), "%s: status %d: %s",
-              bad[i].args, st, c.err);
+        CHECK(st == 2 && strstr(c.err, bad[i].says) && c.out_len == 0,
+              "%s: status %d: %s %s", bad[i].args, st, c.out, c.err);
         wg_cli_free(&c);
     }
+    /* parallel's forms of -j pass; a folder named like an option is a
+     * folder (mkdir and readlink had taken it for their options). */
+    wg_cli d;
+    int dst = tl_run(&d, "'%s/scripts/tiles' --size 40 --tile 20 -q -j 50%% --out -d "
+                     "--plan-only && test -s ./-d/plan && rm -r ./-d && echo ok",
+                     wg_srcdir());
+    CHECK(dst == 0 && strcmp(d.out + d.out_len - 3, "ok\n") == 0, "status %d: %s %s", dst,
+          d.out, d.err);
+    wg_cli_free(&d);
     wg_cli c;
     int st = tl_run(&c, "'%s/scripts/tiles' --help", wg_srcdir());
     CHECK(st == 0 && strstr(c.out, "Usage: scripts/tiles"), "%s", c.err);
