@@ -89,6 +89,7 @@ static void tl_wrapper(const char *dir)
         "#!/bin/sh\n"
         "prev=; region=\n"
         "for a; do [ \"$prev\" = --region ] && region=$a; prev=$a; done\n"
+        "[ \"$prev\" = --version ] && region= # the options' check, not a tile\n"
         "d=$(dirname \"$0\")\n"
         "[ -n \"$region\" ] && echo \"$region\" >> \"$d/regions\"\n"
         "if [ -e \"$d/fail\" ] && [ \"$region\" = " TL_FAIL_REGION " ]; then\n"
