@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -507,41 +509,80 @@ static void outfile_block(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
-/* Keep what slot k's target holds under a second name before it is
- * replaced: 0, nothing is there (the file is new); 1, it is kept in
- * outfile_old[k]; 2, it is there but could not be kept (a file system
- * without hard links, a name taken). */
+/* Is 'st', in the folder 'dir', another user's file in a sticky folder
+ * (/tmp), which we may neither replace nor move (unless root)? */
+static int outfile_not_ours(const struct stat *st, const struct stat *dir)
+{
+    uid_t me = geteuid();
+    return (dir->st_mode & S_ISVTX) && me != 0 && st->st_uid != me &&
+           dir->st_uid != me;
+}
+
+/* Why the last set could not be put in place, beyond its errno, or NULL. */
+static const char *outfile_why;
+
+/* How a set's target is kept while the set is put in place. */
+enum { KEEP_NEW, KEEP_LINKED, KEEP_MOVED };
+
+/* Keep what slot k's target holds under a second name, outfile_old[k]
+ * (".NAME.old-XXXXXX", the temporary's name with "old" for "tmp"), before
+ * any of the set is renamed: a hard link where the file system makes one,
+ * so the target stays in place; else the target itself moved there (then
+ * it is missing until its new content lands, which only another process
+ * could see).  Returns KEEP_NEW where nothing is there, KEEP_LINKED or
+ * KEEP_MOVED; or -1 with errno when the target can be neither linked nor
+ * moved, and so could not be replaced either (another user's file in a
+ * sticky folder, an immutable file): the set then fails before it changes
+ * anything. */
 static int outfile_keep(int k)
 {
     struct stat st, dir;
     char folder[OUTFILE_PATH_MAX];
     if (lstat(outfile_dst[k], &st) != 0)
-        return 0;
-    /* In a sticky folder (/tmp) another user's file is not ours to
-     * replace, nor would its second name be ours to remove again. */
-    uid_t me = geteuid();
+        return KEEP_NEW;
     outfile_folder(outfile_dst[k], folder);
-    if (stat(folder, &dir) != 0 ||
-        ((dir.st_mode & S_ISVTX) && me != 0 && st.st_uid != me &&
-         dir.st_uid != me))
-        return 2;
+    /* A link to it would be ours to make but not to remove again. */
+    if (stat(folder, &dir) == 0 && outfile_not_ours(&st, &dir)) {
+        outfile_why = "another user's file in a sticky folder";
+        errno = EPERM;
+        return -1;
+    }
     strcpy(outfile_old[k], outfile_tmp[k]);
     char *dot = strrchr(outfile_old[k], '.'); /* ".tmp-XXXXXX" */
     memcpy(dot + 1, "old", 3);
-    return link(outfile_dst[k], outfile_old[k]) == 0 ? 1 : 2;
+    if (link(outfile_dst[k], outfile_old[k]) == 0)
+        return KEEP_LINKED;
+    if (rename(outfile_dst[k], outfile_old[k]) == 0)
+        return KEEP_MOVED;
+    return -1;
+}
+
+/* Give slot k's target back what outfile_keep kept, 'placed' saying
+ * whether the new content had been renamed over it.  Returns 0, or -1
+ * when the old content stays under its second name. */
+static int outfile_give_back(int k, int kept, int placed)
+{
+    if (kept == KEEP_NEW) {
+        if (placed)
+            unlink(outfile_dst[k]);
+        return 0;
+    }
+    if (kept == KEEP_LINKED && !placed)
+        return unlink(outfile_old[k]) == 0 || errno == ENOENT ? 0 : -1;
+    return rename(outfile_old[k], outfile_dst[k]) == 0 ? 0 : -1;
 }
 
 /* Rename the temporaries of slots k[0..n) over their targets, all of them
- * or none: when one rename fails, those already made are undone (a new
- * file removed, a replaced one given its old content back), and the rest
- * removed.  The slots are free afterwards.  Returns 0, or the errno of
- * the rename that failed, with its index in *bad and in *lost how many
- * replaced files could not be given their old content back (their new
- * one stays). */
+ * or none: each replaced file is kept first (outfile_keep), and when a
+ * rename fails, every target gets back what it held.  The slots are free
+ * afterwards.  Returns 0, or the errno of what failed, with its index in
+ * *bad and in *lost how many files could not be given their old content
+ * back (it stays beside them, under its second name). */
 static int outfile_place(const int *k, int n, int *bad, int *lost)
 {
     *bad = 0;
     *lost = 0;
+    outfile_why = NULL;
     /* Several files: hold their folders' locks, so another run's set is
      * renamed wholly before or after ours, never between. */
     int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(k, n, locks) : 0;
@@ -556,46 +597,41 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
         pause();
         idle = STATE_IDLE;
     }
-    /* Files that can be undone first, then those that cannot: a failure
-     * among the first leaves nothing changed. */
-    int had[OUTFILE_SLOTS], order[OUTFILE_SLOTS], m = 0;
-    for (int j = 0; j < n; j++)
-        had[j] = n > 1 ? outfile_keep(k[j]) : 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int j = 0; j < n; j++)
-            if ((had[j] == 2) == pass)
-                order[m++] = j;
-    int placed = 0, e = 0;
-    for (; placed < n; placed++)
-        if (rename(outfile_tmp[k[order[placed]]],
-                   outfile_dst[k[order[placed]]]) != 0) {
+    /* One file needs no keeping: its rename alone changes it, or not. */
+    int kept[OUTFILE_SLOTS], nkept = 0, placed = 0, e = 0;
+    for (; n > 1 && nkept < n; nkept++)
+        if ((kept[nkept] = outfile_keep(k[nkept])) < 0) {
             e = errno;
+            *bad = nkept;
+            break;
+        }
+    for (int j = nkept; j < n; j++)
+        kept[j] = KEEP_NEW;
+    /* Test hook: WORLDGEN_FAULT=rename fails a set's last rename (EIO),
+     * so the tests can see every target given back what it held. */
+    const char *fault = getenv("WORLDGEN_FAULT");
+    int fail_last = n > 1 && fault && strcmp(fault, "rename") == 0;
+    for (; !e && placed < n; placed++)
+        if ((fail_last && placed == n - 1 && (errno = EIO)) ||
+            rename(outfile_tmp[k[placed]], outfile_dst[k[placed]]) != 0) {
+            e = errno;
+            *bad = placed;
             break;
         }
     if (e) {
-        *bad = order[placed];
-        for (int p = 0; p < placed; p++) {
-            int j = order[p];
-            if (had[j] == 0) {
-                unlink(outfile_dst[k[j]]);
-            } else if (had[j] == 1 &&
-                       rename(outfile_old[k[j]], outfile_dst[k[j]]) == 0) {
-                had[j] = 0; /* given back: the second name is gone */
-            } else {
-                /* Not kept, or kept but not given back: then the old
-                 * content stays under its second name, not deleted. */
-                had[j] = 2;
+        for (int j = 0; j < n; j++) {
+            if (j < nkept && outfile_give_back(k[j], kept[j], j < placed) != 0)
                 (*lost)++;
-            }
+            if (j >= placed)
+                unlink(outfile_tmp[k[j]]);
         }
-        for (int p = placed; p < n; p++)
-            unlink(outfile_tmp[k[order[p]]]);
+    } else {
+        for (int j = 0; j < n; j++)
+            if (kept[j] != KEEP_NEW)
+                unlink(outfile_old[k[j]]);
     }
-    for (int j = 0; j < n; j++) {
-        if (had[j] == 1)
-            unlink(outfile_old[k[j]]);
+    for (int j = 0; j < n; j++)
         outfile_used[k[j]] = 0;
-    }
     atomic_store(&outfile_state, STATE_IDLE);
     for (int j = 0; j < nlocks; j++)
         close(locks[j]); /* releases the lock */
@@ -643,7 +679,8 @@ int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
     if (e == 0)
         return 0;
     *failed = at[bad];
-    return wg_fail(err, "%s", strerror(e));
+    return wg_fail(err, "%s%s%s%s", strerror(e), outfile_why ? " (" : "",
+                   outfile_why ? outfile_why : "", outfile_why ? ")" : "");
 }
 
 void wg_outfile_hold(void)
@@ -660,15 +697,18 @@ int wg_outfile_commit_held(char *err)
     int e = outfile_place(k, n, &bad, &lost);
     if (e == 0)
         return 0;
-    char shown[WG_PATH_SHOWN + 1];
+    char shown[WG_PATH_SHOWN + 1], why[160] = "";
+    if (outfile_why)
+        snprintf(why, sizeof why, " (%s)", outfile_why);
     if (lost)
-        return wg_fail(err, "'%s': %s; %d file%s already replaced could not "
-                       "be given back %s old content",
+        return wg_fail(err, "'%s': %s%s; %d file%s could not be given back "
+                       "%s old content, kept beside %s as .NAME.old-*",
                        wg_outfile_shown(outfile_dst[k[bad]], shown),
-                       strerror(e), lost, lost > 1 ? "s" : "",
-                       lost > 1 ? "their" : "its");
-    return wg_fail(err, "'%s': %s; no output was changed",
-                   wg_outfile_shown(outfile_dst[k[bad]], shown), strerror(e));
+                       strerror(e), why, lost, lost > 1 ? "s" : "",
+                       lost > 1 ? "their" : "its", lost > 1 ? "them" : "it");
+    return wg_fail(err, "'%s': %s%s; no output was changed",
+                   wg_outfile_shown(outfile_dst[k[bad]], shown), strerror(e),
+                   why);
 }
 
 void wg_outfile_abort_held(void)
@@ -687,13 +727,35 @@ int wg_outfile_probe(const char *path, char *err)
         return 0;
     outfile_target t;
     if (path[0] != '\0' && outfile_resolve(path, &t) == 0) {
-        struct stat st;
+        struct stat st, dir;
+        char folder[OUTFILE_PATH_MAX];
+        int exists = t.fd < 0 && !t.other && stat(t.name, &st) == 0;
         /* A descriptor, a device, a FIFO: nothing to make beside it, and
          * opening a FIFO would wait for its reader. */
         if (t.fd >= 0 || t.other ||
-            (stat(t.name, &st) == 0 && !S_ISREG(st.st_mode) &&
-             !S_ISDIR(st.st_mode) && !S_ISSOCK(st.st_mode)))
+            (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+             !S_ISSOCK(st.st_mode)))
             return 0;
+        /* A file the final rename could not replace. */
+        if (exists && S_ISREG(st.st_mode)) {
+            outfile_folder(t.name, folder);
+            if (stat(folder, &dir) == 0 && outfile_not_ours(&st, &dir))
+                return wg_fail(err, "%s (another user's file in a sticky "
+                               "folder)", strerror(EPERM));
+            int fd = open(t.name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+            int flags = 0;
+            if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&
+                (flags & (FS_IMMUTABLE_FL | FS_APPEND_FL))) {
+                close(fd);
+                return wg_fail(err, "%s (the file is %s: chattr -%c)",
+                               strerror(EPERM),
+                               flags & FS_IMMUTABLE_FL ? "immutable"
+                                                       : "append-only",
+                               flags & FS_IMMUTABLE_FL ? 'i' : 'a');
+            }
+            if (fd >= 0)
+                close(fd);
+        }
     }
     wg_outfile o;
     if (wg_outfile_open(&o, path, err) != 0)

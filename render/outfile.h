@@ -66,7 +66,10 @@ int wg_outfile_commit(wg_outfile *o, char *err);
 /* Commit n files as one set: either every one is in place, from this run,
  * or none of them is changed (one already renamed is removed again if it
  * is new, or given back its old content, kept meanwhile under a second
- * name, a hard link beside it).  Other runs committing a set in the same
+ * name beside it: a hard link, or the file itself moved aside where no
+ * link can be made).  A file that can be neither linked nor moved (another
+ * user's in a sticky folder, an immutable one) fails the set before any
+ * rename.  Other runs committing a set in the same
  * folders wait, and the fatal signals wait, until the renames are done.
  * Returns 0, or -1 with the reason in err and the index of the file that
  * failed in *failed; the n files are then all aborted.  While commits are
@@ -89,8 +92,9 @@ int wg_outfile_commit_held(char *err);
 void wg_outfile_abort_held(void);
 
 /* Could 'path' be written: its folder there and taking files, the name
- * not a directory?  Tried by making and removing a temporary beside it,
- * so a run fails before its work, not after.  Descriptors, devices and
+ * not a directory, not another user's file in a sticky folder, not an
+ * immutable or append-only file?  Tried by making and removing a
+ * temporary beside it, so a run fails before its work, not after.  Descriptors, devices and
  * FIFOs are not opened (they are when written).  Returns 0, or -1 with
  * the reason in err, as wg_outfile_open. */
 int wg_outfile_probe(const char *path, char *err);

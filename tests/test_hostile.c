@@ -884,11 +884,11 @@ WG_TEST(hostile_missing_folder_fails_before_the_work)
     wg_cli_free(&c);
 }
 
-/* A set of files fails part way when one of them cannot be replaced (in a
- * sticky folder, a file of another user's): the ones already renamed get
- * their old content back, and no second name (the hard link that kept it)
- * is left behind.  Before, the height map already renamed was deleted.
- * As root, running worldgen as nobody. */
+/* A set of files fails when one of them cannot be replaced (in a sticky
+ * folder, a file of another user's: here the map's header), before any of
+ * them is changed, and says why; no second name is left behind.  Before,
+ * the height map already renamed was deleted.  As root, running worldgen
+ * as nobody. */
 WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
 {
     if (geteuid() != 0) {
@@ -910,7 +910,8 @@ WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
     }
     CHECK(strcmp(c.out, "1\nkeep\nx\nh.pfm\nh.pfm.hdr\n") == 0, "%s %s", c.out, c.err);
     CHECK(strstr(c.err, "worldgen: cannot put the outputs in place: ") &&
-              strstr(c.err, "h.pfm.hdr': Operation not permitted; no output was changed"),
+              strstr(c.err, "h.pfm.hdr': Operation not permitted (another user's file in "
+                            "a sticky folder); no output was changed"),
           "%s", c.err);
     wg_cli_free(&c);
 }
@@ -942,5 +943,47 @@ WG_TEST(hostile_control_characters_in_paths_are_escaped)
     CHECK(strcmp(c.err, "worldgen: --heightmap: cannot write '\\x1b[31mno\\x0adir/x.pfm': "
                         "the folder '\\x1b[31mno\\x0adir/' does not exist\n") == 0,
           "%s", c.err);
+    wg_cli_free(&c);
+}
+
+/* A set whose last rename fails (the test hook WORLDGEN_FAULT=rename)
+ * gives every target back what it held: the files replaced before it get
+ * their old content again, new ones are removed, nothing is left beside
+ * them.  As root, also as nobody over a root-owned file it may write but
+ * not read, which the kernel will not hard-link (protected_hardlinks):
+ * kept by moving it aside instead, and moved back, owner and all. */
+WG_TEST(hostile_failed_set_gives_every_file_back)
+{
+    wg_cli c = hostile_sh("mkdir -p giveback && cd giveback && echo old-h > h.pfm && "
+                          "echo old-hdr > h.pfm.hdr && echo old-png > w.png && "
+                          "WORLDGEN_FAULT=rename ../worldgen --size 16 --mesh scalar -q "
+                          "--heightmap h.pfm --out w.png --json j.json --width 64 "
+                          "--height 48; echo $?; cat h.pfm h.pfm.hdr w.png; ls -A");
+    CHECK(strcmp(c.out, "1\nold-h\nold-hdr\nold-png\nh.pfm\nh.pfm.hdr\nw.png\n") == 0,
+          "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: cannot put the outputs in place: 'j.json': Input/output "
+                        "error; no output was changed"),
+          "%s", c.err);
+    wg_cli_free(&c);
+    if (geteuid() != 0) {
+        wg_skip("the moved-aside case needs root, to run worldgen as another user");
+        return;
+    }
+    c = hostile_sh(
+        "command -v setpriv >/dev/null || { echo no-setpriv; exit 0; }; "
+        "d=$(mktemp -d /tmp/wg-aside.XXXXXX) && chmod 755 $d && cp ./worldgen $d/wg && "
+        "mkdir $d/out && chown 65534 $d/out && cd $d/out && echo old > a.pfm && "
+        "chmod 622 a.pfm && NB='setpriv --reuid=65534 --regid=65534 --clear-groups'; "
+        "WORLDGEN_FAULT=rename $NB ../wg --size 16 --mesh scalar -q --no-image "
+        "--heightmap a.pfm; echo $?; cat a.pfm; stat -c %%U a.pfm; ls -A; "
+        "$NB ../wg --size 16 --mesh scalar -q --no-image --heightmap a.pfm; echo $?; "
+        "head -c 2 a.pfm; echo; ls -A; cd / && rm -rf $d");
+    if (strcmp(c.out, "no-setpriv\n") == 0) {
+        wg_skip("needs setpriv (util-linux)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\nold\nroot\na.pfm\n0\nPf\na.pfm\na.pfm.hdr\n") == 0, "%s %s",
+          c.out, c.err);
     wg_cli_free(&c);
 }
