@@ -9,7 +9,15 @@
 # table).  With -t it adds the per-stage medians and the hydraulic stage's
 # nanoseconds per cell and step.  A benchmark prints figures; it passes or
 # fails nothing, but a backend worldgen does not know is an error (exit 2)
-# and so is having none that can run here (exit 1).
+# and so is having none that can run here (exit 1).  So is a bad option
+# value (exit 2, before anything is measured: -r takes 1..1000 runs; -s,
+# -o, -e and -H take what worldgen's --size, --octaves, --erosion and
+# --hydraulic take, which worldgen judges), an argument that is not an
+# option (exit 2), a -c file that cannot be written (exit 1, checked first;
+# a relative name is from where the script was started) and a run of
+# worldgen that fails (exit 1, naming the size, the backend and worldgen's
+# reason: no figure is printed for it).  No temporary is left behind, on a
+# signal either.
 #
 #   scripts/bench.sh                       the default sizes, every backend
 #   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
@@ -81,6 +89,7 @@
 # its best (the best of 15 repetitions, each thread timing itself), so a
 # loaded machine shows as large ratios, not as lower limits.
 set -euo pipefail
+here=$PWD
 cd "$(dirname "$0")/.."
 
 sizes="32 64 96 128 192 512 1024 2048"
@@ -94,6 +103,11 @@ stages=0
 limits=0
 remeasure=0
 csv=""
+runs_max=1000
+usage() {
+    echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-l|-L] [-c file.csv]" >&2
+    exit 2
+}
 while getopts "s:r:b:o:e:H:dtlLc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
@@ -107,11 +121,93 @@ while getopts "s:r:b:o:e:H:dtlLc:" opt; do
     l) limits=1 ;;
     L) limits=1 remeasure=1 ;;
     c) csv=$OPTARG ;;
-    *) echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-l|-L] [-c file.csv]" >&2
-       exit 2 ;;
+    *) usage ;;
     esac
 done
+shift $((OPTIND - 1))
+[ $# = 0 ] || { echo "bench.sh: '$1': an argument this script does not take" >&2; usage; }
 [ -x ./worldgen ] || make -s worldgen
+
+# The options' values, checked before anything is measured: a bad one is
+# a usage error (exit 2) that names the option, the value and the valid
+# range.  worldgen judges its own options' values ('worldgen OPTIONS
+# --version' checks a command line without running it), so the ranges
+# are its own; a value it takes in 0x hex is made decimal here for awk.
+wg_value() { # this script's option, worldgen's option, the value
+    local why st=0
+    why=$(./worldgen "--$2" "$3" --version 2>&1 >/dev/null) || st=$?
+    if [ "$st" = 2 ]; then
+        # "worldgen: --size: '1' is out of range (valid: 2..65536; up to
+        # 1048577 with --region)": this script runs no regions.
+        echo "bench.sh: -$1: $(echo "$why" | head -n 1 |
+            sed -e "s/^worldgen: --$2: //" -e 's/; up to [0-9]* with --region//')" >&2
+        exit 2
+    elif [ "$st" != 0 ]; then
+        echo "bench.sh: ./worldgen --$2 $3 --version failed (status $st): $why" >&2
+        exit 1
+    fi
+    case $3 in
+    0[xX]*) echo $((16#${3:2})) ;;
+    *) echo $((10#$3)) ;;
+    esac
+}
+read -ra size_list <<< "$sizes" # no globbing: -s '*' is no list of files
+[ ${#size_list[@]} -gt 0 ] ||
+    { echo "bench.sh: -s: '$sizes' names no size (valid: grid sizes 2..65536, separated by spaces)" >&2; exit 2; }
+sizes=""
+for s in "${size_list[@]}"; do
+    v=$(wg_value s size "$s") || exit $?
+    sizes+="${sizes:+ }$v"
+done
+octaves=$(wg_value o octaves "$octaves") || exit $?
+erosion=$(wg_value e erosion "$erosion") || exit $?
+steps=$(wg_value H hydraulic "$steps") || exit $?
+if ! [[ $runs =~ ^[0-9]+$ ]]; then
+    echo "bench.sh: -r: '$runs' is not a whole number (valid: 1..$runs_max)" >&2
+    exit 2
+fi
+r=${runs#"${runs%%[!0]*}"} # no leading zeros, no overflow below
+if [ ${#r} -gt 4 ] || [ $((10#0$r)) -lt 1 ] || [ $((10#0$r)) -gt $runs_max ]; then
+    echo "bench.sh: -r: '$runs' is out of range (valid: 1..$runs_max)" >&2
+    exit 2
+fi
+runs=$((10#$r))
+
+# Every temporary goes, however the script ends: the CSV's, the JSON's,
+# the limits' (a signal too: INT, TERM, HUP end the script through exit,
+# which runs the EXIT trap).
+json="" csv_tmp=""
+cleanup() {
+    rm -f ${json:+"$json"} ${csv_tmp:+"$csv_tmp"} build/limits.tmp.$$ \
+        build/limits.txt.tmp.$$ build/limits.sum.$$
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The CSV's file (-c), relative to where the script was started, is
+# checked now, not after all the measuring: a folder, or a place that
+# cannot be written, fails here (exit 1, as worldgen's outputs do).  It is
+# written to a temporary beside it and renamed into place, unless it is a
+# link, a device or a pipe, which is written through as it is: renamed
+# over, /dev/stdout (a link) would have been replaced by a file.
+csv_direct=0
+if [ -n "$csv" ] && [ "$csv" != - ]; then
+    case $csv in /*) ;; *) csv=$here/$csv ;; esac
+    if [ -d "$csv" ]; then
+        echo "bench.sh: -c: cannot write '$csv': it is a directory" >&2
+        exit 1
+    elif [ -L "$csv" ] || { [ -e "$csv" ] && [ ! -f "$csv" ]; }; then
+        csv_direct=1
+        why=$({ : >> "$csv"; } 2>&1) ||
+            { echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
+    else
+        csv_tmp=$csv.tmp.$$
+        why=$({ : > "$csv_tmp"; } 2>&1) ||
+            { csv_tmp=""; echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
+    fi
+fi
 # OpenMP's idle threads wait passively: worldgen's own default (openmp.c says
 # why); set OMP_WAIT_POLICY to measure another policy.
 command -v jq >/dev/null || { echo "bench.sh needs jq (make deps installs it)" >&2; exit 1; }
@@ -136,14 +232,28 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 # JSON.  The JSON goes to a file and jq reads it after worldgen exits: piped,
 # jq's start (about 27 ms of CPU) ran on the same 2 cores as the first
 # stages, which take a few ms at 512 (terrain 5.8 ms piped, 3.3 ms not).
+# A run that fails, or whose JSON has no timing for the backend, fails
+# the benchmark (exit 1, saying why): the JSON is emptied before each run,
+# so no figure of an earlier run can stand in for it.  The row is added to
+# $rows, not printed: in a $(...) around the runs, a signal would wait for
+# them all to end.
 json=$(mktemp)
-trap 'rm -f "$json"' EXIT
 row() {
-    ./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
-        --json "$json" -q $render_off
-    jq -r --arg b "$1" '.world.steps as $st | .world.passes as $pa | .wall as $wall |
+    local st=0 why r
+    : > "$json"
+    why=$(./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
+        --json "$json" -q $render_off 2>&1 >/dev/null) || st=$?
+    if [ "$st" != 0 ]; then
+        echo "bench.sh: size $2, $1: worldgen failed (status $st): ${why:-no message}" >&2
+        return 1
+    fi
+    [ -z "$why" ] || echo "$why" >&2 # its warnings
+    r=$(jq -r --arg b "$1" '.world.steps as $st | .world.passes as $pa | .wall as $wall |
             .backends[] | select(.name == $b) |
-            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall)"' "$json"
+            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall)"' "$json") &&
+        [ -n "$r" ] ||
+        { echo "bench.sh: size $2, $1: worldgen's JSON has no timing for $1" >&2; return 1; }
+    rows+="$r"$'\n'
 }
 
 declare -A med
@@ -181,9 +291,10 @@ echo
 for s in $sizes; do
     printf "| %6s |" "$s"
     for b in $backends; do
-        rows=$(for ((r = 0; r < runs; r++)); do row "$b" "$s"; done)
+        rows=""
+        for ((r = 0; r < runs; r++)); do row "$b" "$s" || { echo; exit 1; }; done
         for k in 1 2 3 4 5 6 7 8 9 10; do
-            med[$b,$s,$k]=$(echo "$rows" | awk -v k=$k '{ print $k }' | median)
+            med[$b,$s,$k]=$(printf "%s" "$rows" | awk -v k=$k '{ print $k }' | median)
         done
         printf " %9.5fs |" "${med[$b,$s,7]}"
     done
@@ -304,6 +415,10 @@ write_csv() {
 if [ "$csv" = - ]; then
     echo
     write_csv
+elif [ "$csv_direct" = 1 ]; then
+    write_csv > "$csv" || { echo "bench.sh: -c: cannot write '$csv'" >&2; exit 1; }
 elif [ -n "$csv" ]; then
-    write_csv > "$csv.tmp.$$" && mv "$csv.tmp.$$" "$csv" || { rm -f "$csv.tmp.$$"; exit 1; }
+    write_csv > "$csv_tmp" && mv -T "$csv_tmp" "$csv" ||
+        { echo "bench.sh: -c: cannot write '$csv'" >&2; exit 1; }
+    csv_tmp=""
 fi

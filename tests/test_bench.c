@@ -81,3 +81,140 @@ WG_TEST(bench_unknown_backend)
     CHECK(strstr(c.err, "nosuch"), "the error does not name it: %s", c.err);
     wg_cli_free(&c);
 }
+
+/* Run scripts/bench.sh with 'args' (shell words) in the test's folder. */
+static wg_cli bench_run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/bench.sh' %s", wg_srcdir(), args);
+    return wg_cli_sh(cmd);
+}
+
+/* A bad option value is a usage error (exit 2) that names the option, the
+ * value and the valid range, before anything is measured; worldgen's own
+ * options get worldgen's ranges.  (-r 0 had printed 0.00000s, -r abc died
+ * of an unbound variable, an extra argument was ignored.) */
+WG_TEST(bench_bad_option_values)
+{
+    static const struct { const char *args, *msg; } cases[] = {
+        {"-r 0", "bench.sh: -r: '0' is out of range (valid: 1..1000)"},
+        {"-r 1001", "bench.sh: -r: '1001' is out of range (valid: 1..1000)"},
+        {"-r abc", "bench.sh: -r: 'abc' is not a whole number (valid: 1..1000)"},
+        {"-r 2x", "bench.sh: -r: '2x' is not a whole number (valid: 1..1000)"},
+        {"-s '16 1'", "bench.sh: -s: '1' is out of range (valid: 2..65536)\n"},
+        {"-s '16 *'", "bench.sh: -s: '*' is not a whole number (valid: 2..65536"},
+        {"-s ''", "bench.sh: -s: '' names no size"},
+        {"-o 0", "bench.sh: -o: '0' is out of range (valid: 1..16)"},
+        {"-o 2000", "bench.sh: -o: '2000' is out of range (valid: 1..16)"},
+        {"-e -1", "bench.sh: -e: '-1' is not a whole number (valid: 0..10000"},
+        {"-H 100001", "bench.sh: -H: '100001' is out of range (valid: 0..100000)"},
+        {"-H nan", "bench.sh: -H: 'nan' is not a whole number (valid: 0..100000"},
+        {"extra", "bench.sh: 'extra': an argument this script does not take"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[256];
+        /* The rest small, so that a run that measures anyway is short. */
+        snprintf(args, sizeof args, "-s 16 -r 1 -b scalar -H 1 %s",
+                 cases[i].args);
+        wg_cli c = bench_run(args);
+        CHECK(c.status == 2, "bench.sh %s: status %d, not 2: %s%s", args,
+              c.status, c.out, c.err);
+        CHECK(strstr(c.err, cases[i].msg), "bench.sh %s: not '%s' in: %s",
+              args, cases[i].msg, c.err);
+        CHECK(!strstr(c.out, "| grid"), "bench.sh %s measured: %s", args,
+              c.out);
+        wg_cli_free(&c);
+    }
+    /* 0x hex, as worldgen takes it, is made decimal for the table. */
+    wg_cli c = bench_run("-s 0x10 -r 01 -b scalar -H 0x2 -e 0x1 -o 0x2 -t");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    CHECK(strstr(c.out, "2 octaves, 1 erosion passes, 2 hydraulic steps, "
+                        "median of 1 runs") && strstr(c.out, "|     16 | "),
+          "%s", c.out);
+    wg_cli_free(&c);
+}
+
+/* A size worldgen fails on (out of memory under ulimit -v) fails the
+ * benchmark, saying why (exit 1): it had printed the size before's time,
+ * read from the JSON that run left, with exit 0. */
+WG_TEST(bench_worldgen_failure_is_no_figure)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
+    return;
+#endif
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -v 1000000; '%s/scripts/bench.sh' -s '16 20000' -r 1 "
+             "-b scalar -H 1 2>&1 >out.txt; echo \"status $?\"; cat out.txt",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "bench.sh: size 20000, scalar: worldgen failed "
+                        "(status 1): worldgen: ") &&
+              strstr(c.out, "out of memory"),
+          "no reason in: %s", c.out);
+    CHECK(strstr(c.out, "status 1\n"), "not status 1: %s", c.out);
+    const char *row = strstr(c.out, "|  20000 |");
+    CHECK(row && !strchr(row + 10, 's'), "a figure for 20000: %s", c.out);
+    wg_cli_free(&c);
+}
+
+/* -c is checked before anything is measured: a folder that does not
+ * exist, or a folder given as the file, fails at once (exit 1, as
+ * worldgen's outputs do) and leaves nothing behind (a folder had been
+ * given a 'dir.tmp.PID' inside it); a relative name is where the script
+ * was started, not the source tree it runs in. */
+WG_TEST(bench_csv_checked_up_front)
+{
+    wg_cli c = bench_run("-s 16 -r 1 -b scalar -H 1 -c nosuch/x.csv");
+    CHECK(c.status == 1, "status %d, not 1: %s", c.status, c.err);
+    CHECK(strstr(c.err, "bench.sh: -c: cannot write '") &&
+              strstr(c.err, "/nosuch/x.csv': No such file or directory"),
+          "%s", c.err);
+    CHECK(!strstr(c.out, "| grid"), "measured first: %s", c.out);
+    wg_cli_free(&c);
+    c = wg_cli_sh("mkdir d");
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c d 2>&1; echo \"status $?\"; "
+                  "ls -A d");
+    CHECK(strstr(c.out, "bench.sh: -c: cannot write '") &&
+              strstr(c.out, "/d': it is a directory"),
+          "%s", c.out);
+    CHECK(strstr(c.out, "status 1\n") && !strstr(c.out, "| grid"),
+          "not status 1 before measuring: %s", c.out);
+    const char *st = strstr(c.out, "status 1\n");
+    CHECK(st && st[9] == '\0', "a temporary left in d: %s", c.out);
+    wg_cli_free(&c);
+
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c rel.csv; echo \"status $?\"; "
+                  "cat rel.csv; ls -A");
+    CHECK(strstr(c.out, "status 0\nsize,backend,") &&
+              strstr(c.out, "\n16,scalar,"),
+          "no rel.csv here: %s %s", c.out, c.err);
+    CHECK(!strstr(c.out, ".tmp."), "a temporary left: %s", c.out);
+    wg_cli_free(&c);
+}
+
+/* A signal ends the script without a temporary left: the JSON's (in
+ * $TMPDIR) and the CSV's (beside it); and at once, not after the size's
+ * other runs (1000 of them, half a minute). */
+WG_TEST(bench_signal_leaves_no_temporary)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir t && TMPDIR=$PWD/t '%s/scripts/bench.sh' -s 16 -r 1000 "
+             "-b scalar -H 1 -c s.csv > b.out 2>&1 & pid=$!; i=0; "
+             "while [ $i -lt 400 ] && ! grep -q grid b.out; do sleep 0.05; "
+             "i=$((i+1)); done; ls -A t; ls s.csv* | sed 's/[0-9]*$/N/'; "
+             "t0=$(date +%%s); kill -TERM $pid; wait $pid; echo \"status $?\"; "
+             "[ $(($(date +%%s) - t0)) -lt 10 ] || echo slow; ls -A t; ls -A",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    /* While it measures, both temporaries are there. */
+    CHECK(strstr(c.out, "tmp.") && strstr(c.out, "s.csv.tmp.N\nstatus 143\n"),
+          "%s %s", c.out, c.err);
+    const char *after = strstr(c.out, "status 143\n");
+    CHECK(after && !strstr(after, "tmp"), "a temporary left: %s", c.out);
+    CHECK(after && !strstr(after, "slow"), "10 s or more after the signal");
+    wg_cli_free(&c);
+}
