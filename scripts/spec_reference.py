@@ -12,8 +12,15 @@ worlds.
 
     python3 scripts/spec_reference.py --size 37 --octaves 3 --erosion 5 \
         --hydraulic 25 --sea-level 0.25 --seed 0xdeadbeef --prefix v37
+
+Every argument is checked before anything is computed, against worldgen's
+ranges and forms (--size 2..65536, --octaves 1..16, --erosion 0..10000,
+--hydraulic 0..100000 and --seed 0..2^64-1, each decimal or 0x hex;
+--sea-level a decimal number in 0..1), and so is the folder --prefix
+writes in: a bad one is a usage error (exit 2) that names the option, the
+value and the valid range.
 """
-import struct, math, sys, argparse
+import struct, math, sys, argparse, os, re
 
 _S = struct.Struct('<f')
 _I = struct.Struct('<I')
@@ -219,20 +226,64 @@ def write_raw(path, vals):
     with open(path, 'wb') as f:
         f.write(b''.join(_S.pack(v) for v in vals))
 
+# The arguments' forms and ranges, worldgen's (worldgen.c's parse_u64 and
+# parse_float, backends/spec.h's limits): a whole number is decimal or 0x
+# hex, with no sign, space, '_' or other base (which int() would take); a
+# number is decimal (no nan, inf, hex or '_', which float() would take).
+def whole(lo, hi):
+    def parse(v):
+        if re.fullmatch(r'[0-9]+', v):
+            # int() refuses over 4300 digits: out of range all the same
+            n = int(v, 10) if len(v.lstrip('0')) <= 20 else hi + 1
+        elif re.fullmatch(r'0[xX][0-9a-fA-F]+', v):
+            n = int(v, 16)
+        else:
+            raise argparse.ArgumentTypeError(
+                "'%s' is not a whole number (valid: %d..%d, decimal or 0x hex)" % (v, lo, hi))
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError("'%s' is out of range (valid: %d..%d)" % (v, lo, hi))
+        return n
+    return parse
+
+def sea_level(v):
+    if not re.fullmatch(r'[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?', v):
+        raise argparse.ArgumentTypeError("'%s' is not a number (valid: 0..1)" % v)
+    if not 0.0 <= float(v) <= 1.0:
+        raise argparse.ArgumentTypeError("'%s' is out of range (valid: 0..1)" % v)
+    return v  # the text: hydraulic() rounds it to binary32 as the SPEC says
+
+OUTPUTS = ('_stage1.f32', '_stage2.f32', '_height.f32', '_water.f32', '_sediment.f32')
+
 if __name__ == '__main__':
     ap = argparse.ArgumentParser()
-    ap.add_argument('--size', type=int, required=True)
-    ap.add_argument('--octaves', type=int, default=6)
-    ap.add_argument('--erosion', type=int, required=True)
-    ap.add_argument('--hydraulic', type=int, required=True)
-    ap.add_argument('--sea-level', default='0.25')
-    ap.add_argument('--seed', default='1234')
-    ap.add_argument('--prefix', required=True)
+    ap.add_argument('--size', type=whole(2, 65536), required=True,
+                    help='vertices per side, 2..65536')
+    ap.add_argument('--octaves', type=whole(1, 16), default=6, help='1..16 (default 6)')
+    ap.add_argument('--erosion', type=whole(0, 10000), required=True,
+                    help='thermal erosion passes, 0..10000')
+    ap.add_argument('--hydraulic', type=whole(0, 100000), required=True,
+                    help='hydraulic steps, 0..100000')
+    ap.add_argument('--sea-level', type=sea_level, default='0.25', help='0..1 (default 0.25)')
+    ap.add_argument('--seed', type=whole(0, M64), default='1234',
+                    help='unsigned 64-bit, decimal or 0x hex (default 1234)')
+    ap.add_argument('--prefix', required=True,
+                    help='the outputs are PREFIX' + ', PREFIX'.join(OUTPUTS))
     a = ap.parse_args()
-    seed = int(a.seed, 0)
-    L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic, a.sea_level, seed)
-    write_raw(a.prefix + '_stage1.f32', h1)
-    write_raw(a.prefix + '_stage2.f32', h2)
-    write_raw(a.prefix + '_height.f32', h3)
-    write_raw(a.prefix + '_water.f32', w3)
-    write_raw(a.prefix + '_sediment.f32', s3)
+    # The outputs' folder, before minutes of computing.
+    for suffix in OUTPUTS:
+        path = a.prefix + suffix
+        folder = os.path.dirname(path) or '.'
+        if not os.path.isdir(folder):
+            ap.error("argument --prefix: cannot write '%s': the folder '%s' does not exist"
+                     % (path, folder))
+        if not os.access(folder, os.W_OK | os.X_OK):
+            ap.error("argument --prefix: cannot write '%s': the folder '%s' is not writable"
+                     % (path, folder))
+        if os.path.isdir(path):
+            ap.error("argument --prefix: cannot write '%s': it is a directory" % path)
+    L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic, a.sea_level, a.seed)
+    for suffix, vals in zip(OUTPUTS, (h1, h2, h3, w3, s3)):
+        try:
+            write_raw(a.prefix + suffix, vals)
+        except OSError as e:
+            sys.exit('%s: cannot write %s: %s' % (ap.prog, a.prefix + suffix, e.strerror or e))

@@ -607,3 +607,67 @@ WG_TEST(scalar_hydraulic_subnormal_sea_is_flushed)
           "the water differs with subnormals flushed");
 }
 #endif
+
+/* scripts/spec_reference.py checks every argument before computing, with
+ * worldgen's ranges and forms: a bad one is an argparse usage error (exit
+ * 2) naming the option, the value and the range, never a traceback after
+ * the work (--prefix in a missing folder) nor a silent run (--size 0,
+ * --sea-level nan or 7, a seed over 64 bits). */
+WG_TEST(spec_reference_checks_its_arguments)
+{
+    if (system("command -v python3 >/dev/null") != 0) {
+        wg_skip("python3 is not installed");
+        return;
+    }
+    static const struct { const char *args, *msg; } cases[] = {
+        {"--seed abc", "--seed: 'abc' is not a whole number (valid: "
+                       "0..18446744073709551615, decimal or 0x hex)"},
+        {"--seed 18446744073709551616", "--seed: '18446744073709551616' is "
+                                        "out of range (valid: 0..18446744073709551615)"},
+        {"--seed -1", "--seed: '-1' is not a whole number"},
+        {"--size 0", "--size: '0' is out of range (valid: 2..65536)"},
+        {"--size 1", "--size: '1' is out of range (valid: 2..65536)"},
+        {"--size 65537", "--size: '65537' is out of range (valid: 2..65536)"},
+        {"--size ' 5'", "--size: ' 5' is not a whole number (valid: 2..65536"},
+        {"--octaves 0", "--octaves: '0' is out of range (valid: 1..16)"},
+        {"--octaves 2000", "--octaves: '2000' is out of range (valid: 1..16)"},
+        {"--erosion -1", "--erosion: '-1' is not a whole number (valid: 0..10000"},
+        {"--erosion 10001", "--erosion: '10001' is out of range (valid: 0..10000)"},
+        {"--hydraulic 1_0", "--hydraulic: '1_0' is not a whole number (valid: 0..100000"},
+        {"--hydraulic 100001", "--hydraulic: '100001' is out of range (valid: 0..100000)"},
+        {"--sea-level nan", "--sea-level: 'nan' is not a number (valid: 0..1)"},
+        {"--sea-level inf", "--sea-level: 'inf' is not a number (valid: 0..1)"},
+        {"--sea-level 0x1p-2", "--sea-level: '0x1p-2' is not a number (valid: 0..1)"},
+        {"--sea-level 7", "--sea-level: '7' is out of range (valid: 0..1)"},
+        {"--sea-level -0.5", "--sea-level: '-0.5' is out of range (valid: 0..1)"},
+        {"--prefix nosuch/v", "--prefix: cannot write 'nosuch/v_stage1.f32': "
+                              "the folder 'nosuch' does not exist"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd,
+                 "python3 '%s/scripts/spec_reference.py' --size 2 --erosion 0 "
+                 "--hydraulic 0 --prefix v %s",
+                 wg_srcdir(), cases[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 2, "%s: status %d, not 2: %s", cases[i].args,
+              c.status, c.err);
+        CHECK(strstr(c.err, "spec_reference.py: error: argument ") &&
+                  strstr(c.err, cases[i].msg),
+              "%s: not '%s' in: %s", cases[i].args, cases[i].msg, c.err);
+        CHECK(!strstr(c.err, "Traceback"), "%s: %s", cases[i].args, c.err);
+        wg_cli_free(&c);
+    }
+    /* worldgen's forms: 0x hex, a decimal seed with a leading zero (int(s,
+     * 0) had refused "010"), a sea level of -0. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "python3 '%s/scripts/spec_reference.py' --size 0x2 --octaves 02 "
+             "--erosion 0 --hydraulic 1 --seed 010 --sea-level -0 --prefix "
+             "ok && wc -c < ok_height.f32",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && atoi(c.out) == 16, "status %d: %s %s", c.status,
+          c.out, c.err);
+    wg_cli_free(&c);
+}
