@@ -115,6 +115,7 @@ typedef struct settings {
     const char *gltf;              /* --gltf FILE.glb, or NULL */
     float gltf_error;              /* --gltf-error: 0, every grid vertex */
     int show;                      /* --show: the picture in a window */
+    long show_timeout;             /* WORLDGEN_SHOW_TIMEOUT_MS, -1: none */
     wg_rect region;                /* --region X,Y,W,H; w = 0: the world */
     const char *region_arg;        /* --region as given, for messages */
     unsigned char given[OPT_COUNT - OPT_SIZE]; /* which options were given */
@@ -549,6 +550,11 @@ static int check_picture_args(settings *s)
         return usage_error("--no-image and --out '%s': choose one", s->out);
     if (s->no_image && s->show)
         return usage_error("--show needs the picture: drop --no-image");
+    /* The window's timeout, now: a bad one found after the world is made
+     * would have cost the whole run. */
+    char terr[WG_ERR_LEN];
+    if (s->show && wg_window_timeout(&s->show_timeout, terr) != 0)
+        return usage_error("--show: %s", terr);
     if (s->no_image)
         s->out = NULL;
     if (s->out && s->out[0] == '\0')
@@ -1824,7 +1830,7 @@ static int run(const settings *s, int argc, char **argv)
                  "x%" PRIu32 " grid", s->world.seed, s->world.size,
                  s->world.size);
         fflush(tables);
-        if (wg_window_show(&img, title, err) != 0) {
+        if (wg_window_show(&img, title, s->show_timeout, err) != 0) {
             say("--show: %s; the picture is in %s",
                 err, wg_outfile_is_stdout(s->out) ? "standard output"
                                                   : s->out);

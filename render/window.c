@@ -6,7 +6,8 @@
  * shows: the PNG is already written when it opens.
  *
  * WORLDGEN_SHOW_TIMEOUT_MS=N in the environment closes the window by itself
- * after N milliseconds: for tests and automation, not for people.
+ * after N milliseconds (0..WG_WINDOW_TIMEOUT_MAX, decimal digits alone): for
+ * tests and automation, not for people.
  *
  * SDL2 is loaded with dlopen() when a window is asked for, not linked:
  * linking it made every run load 40 more libraries (X11, Wayland, audio),
@@ -16,6 +17,30 @@
 #include <string.h>
 
 #include "window.h"
+
+int wg_window_timeout(long *ms, char *err)
+{
+    const char *env = getenv("WORLDGEN_SHOW_TIMEOUT_MS");
+    *ms = -1;
+    if (!env || !*env)
+        return 0;
+    /* Digits alone: strtol took "abc" for 0, "2000junk" for 2000, "-5" for
+     * no timeout at all, and the cast to 32 bits made 4294967296 0. */
+    size_t n = strspn(env, "0123456789");
+    if (env[n] != '\0')
+        return wg_fail(err, "WORLDGEN_SHOW_TIMEOUT_MS: '%s' is not a whole "
+                            "number of milliseconds (valid: 0..%ld, or unset "
+                            "for no timeout)", env, WG_WINDOW_TIMEOUT_MAX);
+    long v = 0;
+    for (const char *p = env; *p && v <= WG_WINDOW_TIMEOUT_MAX; p++)
+        v = v * 10 + (*p - '0');
+    if (v > WG_WINDOW_TIMEOUT_MAX)
+        return wg_fail(err, "WORLDGEN_SHOW_TIMEOUT_MS: '%s' is out of range "
+                            "(valid: 0..%ld, or unset for no timeout)", env,
+                       WG_WINDOW_TIMEOUT_MAX);
+    *ms = v;
+    return 0;
+}
 
 #ifdef WG_HAVE_SDL2
 
@@ -82,7 +107,8 @@ static int window_load_sdl(char *err)
 #define SDL_UpdateTexture window_sdl.SDL_UpdateTexture
 #define SDL_WaitEventTimeout window_sdl.SDL_WaitEventTimeout
 
-int wg_window_show(const wg_image *img, const char *title, char *err)
+int wg_window_show(const wg_image *img, const char *title, long timeout,
+                   char *err)
 {
     if (window_load_sdl(err) != 0)
         return -1;
@@ -147,8 +173,6 @@ int wg_window_show(const wg_image *img, const char *title, char *err)
         goto out;
     }
 
-    const char *env = getenv("WORLDGEN_SHOW_TIMEOUT_MS");
-    long timeout = env && *env ? strtol(env, NULL, 10) : -1;
     Uint32 start = SDL_GetTicks();
     int redraw = 1;
     for (;;) {
@@ -195,10 +219,12 @@ out:
 
 #else
 
-int wg_window_show(const wg_image *img, const char *title, char *err)
+int wg_window_show(const wg_image *img, const char *title, long timeout,
+                   char *err)
 {
     (void)img;
     (void)title;
+    (void)timeout;
     return wg_fail(err, "this worldgen was built without SDL2 (install "
                         "libsdl2-dev and rebuild)");
 }

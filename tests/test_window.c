@@ -147,3 +147,56 @@ WG_TEST(window_without_a_display_fails_but_keeps_the_png)
 #endif
     wg_cli_free(&c);
 }
+
+/* WORLDGEN_SHOW_TIMEOUT_MS is decimal digits alone, 0..86400000 (a day):
+ * anything else is a usage error (exit 2) naming the variable, the value
+ * and the range, found with the options, before the world is made (no
+ * PNG).  strtol and a 32-bit cast had taken "abc" for 0, "2000junk" for
+ * 2000, 4294967296 for 0 and -5 for no timeout.  Empty is unset. */
+WG_TEST(window_timeout_must_be_whole_milliseconds)
+{
+    static const struct { const char *val, *why; } bad[] = {
+        {"abc", "is not a whole number of milliseconds"},
+        {"2000junk", "is not a whole number of milliseconds"},
+        {"-5", "is not a whole number of milliseconds"},
+        {"+5", "is not a whole number of milliseconds"},
+        {" 5", "is not a whole number of milliseconds"},
+        {"0x10", "is not a whole number of milliseconds"},
+        {"4294967296", "is out of range"},
+        {"86400001", "is out of range"},
+        {"99999999999999999999999", "is out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[700], msg[200];
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && rm -f t.png && env -u DISPLAY -u WAYLAND_DISPLAY "
+                 "-u SDL_VIDEODRIVER WORLDGEN_SHOW_TIMEOUT_MS='%s' "
+                 "%s/worldgen --size 16 -q --out t.png --width 64 --height 48 "
+                 "--show; echo \"status $?\"; ls t.png 2>/dev/null",
+                 wg_tmpdir(), bad[i].val, wg_srcdir());
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(strcmp(c.out, "status 2\n") == 0, "'%s': %s %s", bad[i].val,
+              c.out, c.err);
+        snprintf(msg, sizeof msg,
+                 "worldgen: --show: WORLDGEN_SHOW_TIMEOUT_MS: '%s' %s (valid: "
+                 "0..86400000, or unset for no timeout)", bad[i].val,
+                 bad[i].why);
+        CHECK(strstr(c.err, msg), "'%s': not \"%s\" in: %s", bad[i].val, msg,
+              c.err);
+        wg_cli_free(&c);
+    }
+    /* In range, or empty: taken (--version checks the line alone). */
+    static const char *const good[] = {"", "0", "86400000", "0100"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char cmd[700];
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY -u "
+                 "SDL_VIDEODRIVER WORLDGEN_SHOW_TIMEOUT_MS='%s' %s/worldgen "
+                 "--size 16 -q --out t.png --width 64 --height 48 --show "
+                 "--version",
+                 wg_tmpdir(), good[i], wg_srcdir());
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 0, "'%s': status %d: %s", good[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
