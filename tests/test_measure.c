@@ -106,6 +106,57 @@ WG_TEST(measure_resolution_compares_two_sizes)
     wg_cli_free(&c);
 }
 
+/* A constant square map of side n (0 for a 0 x 0 header), in the test's
+ * folder. */
+static void measure_flat(const char *name, unsigned n, float v)
+{
+    float *f = malloc(((size_t)n * n + 1) * sizeof *f);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        f[i] = v;
+    measure_pfm(name, f, n);
+    free(f);
+}
+
+/* Maps the comparison cannot use are refused with exit 1 and nothing on
+ * standard output, never a crash or a nan: a 1 x 1 small world (its side
+ * minus one was a divisor), an H1 of another size than T1 (it was read as
+ * T1's size), a big world smaller than the small one, a 0 x 0 big one, and
+ * an erosion that changed nothing (no change to share). */
+WG_TEST(measure_resolution_refuses_maps_that_do_not_match)
+{
+    if (measure_build("resolution") != 0)
+        return;
+    measure_flat("a1.pfm", 1, 0.3f);
+    measure_flat("b1.pfm", 1, 0.4f);
+    measure_flat("a2.pfm", 2, 0.3f);
+    measure_flat("b2.pfm", 2, 0.4f);
+    measure_flat("a3.pfm", 3, 0.3f);
+    measure_flat("b3.pfm", 3, 0.4f);
+    measure_flat("a5.pfm", 5, 0.3f);
+    measure_flat("b5.pfm", 5, 0.4f);
+    measure_flat("a0.pfm", 0, 0.0f);
+    static const struct {
+        const char *args, *why;
+    } bad[] = {
+        {"a1.pfm b1.pfm a1.pfm a5.pfm a5.pfm", "share no vertices"},
+        {"a3.pfm b5.pfm a3.pfm a5.pfm a5.pfm", "b5.pfm is 5 a side"},
+        {"a3.pfm b3.pfm a3.pfm a5.pfm b3.pfm", "b3.pfm is 3 a side"},
+        {"a3.pfm b3.pfm a3.pfm a1.pfm a1.pfm", "share no vertices"},
+        {"a3.pfm a3.pfm a3.pfm a1.pfm a1.pfm", "share no vertices"},
+        {"a2.pfm b2.pfm a2.pfm a0.pfm a0.pfm", ""}, /* the side or pfm.h */
+        {"a3.pfm a3.pfm a3.pfm a5.pfm a5.pfm", "changed no height"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "./resolution %s", bad[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 1 && strstr(c.err, bad[i].why) && !c.out[0],
+              "%s: status %d, not 1 with '%s': %s%s", cmd, c.status,
+              bad[i].why, c.err, c.out);
+        wg_cli_free(&c);
+    }
+}
+
 /* drainage's figures for one surface ("water surface" or "ground"). */
 typedef struct {
     long pits, sea, border, to_pits, deep_pits, to_deep;
