@@ -24,8 +24,9 @@
  *     fill depth over land.
  *
  * Exit 2 on a wrong command line (a missing argument, SEA not a number from
- * 0 to 1), 1 on maps it cannot use (unreadable, two sizes, under 3 cells a
- * side). */
+ * 0 to 1), 1 on maps it cannot use (unreadable, not a square grey PFM of
+ * finite values, two sizes, under 3 cells a side). */
+#define _POSIX_C_SOURCE 200809L /* fstat, for pfm.h */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -198,6 +199,21 @@ static void drainage(const char *name, const float *s, const float *h,
            land ? fill_sum / (double)land : 0.0);
 }
 
+/* Whether maps of sides n and m can be measured; says why not. */
+static int sides_fit(unsigned n, unsigned m)
+{
+    if (n != m) {
+        fprintf(stderr, "%s: the maps differ in size (%u and %u)\n", me, n, m);
+        return 0;
+    }
+    if (n < 3 || n > 65535) {
+        fprintf(stderr, "%s: a %u-sided map is not one it can measure (3 to "
+                "65535)\n", me, n);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -215,15 +231,11 @@ int main(int argc, char **argv)
     float sea = (float)sea_d;
     if (sea < 0x1p-40f) /* flushed, as worldgen does (SPEC.md) */
         sea = 0.0f;
-    unsigned n, m;
-    float *h = pfm_read(me, argv[1], &n), *w = pfm_read(me, argv[2], &m);
-    if (n != m) {
-        fprintf(stderr, "%s: the maps differ in size (%u and %u)\n", me, n, m);
-        return 1;
-    }
-    if (n < 3 || n > 65535) {
-        fprintf(stderr, "%s: a %u-sided map is not one it can measure (3 to "
-                "65535)\n", me, n);
+    unsigned n = 0, m = 0;
+    float *h = pfm_read(me, argv[1], &n), *w = h ? pfm_read(me, argv[2], &m) : NULL;
+    if (!w || !sides_fit(n, m)) {
+        free(h);
+        free(w);
         return 1;
     }
     size_t cells = (size_t)n * n;

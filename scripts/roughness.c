@@ -9,7 +9,10 @@
  * Counts, over the cells with all eight neighbours, the peaks (more than
  * 0.001 above every neighbour) and pits (more than 0.001 below every
  * neighbour) of the ground and of the water surface (ground + water), in
- * double precision. */
+ * double precision.  Exit 2 on a wrong command line, 1 on maps it cannot
+ * use (unreadable, not a square grey PFM of finite values, two sizes, under
+ * 3 cells a side). */
+#define _POSIX_C_SOURCE 200809L /* fstat, for pfm.h */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -39,22 +42,34 @@ static void count(const float *v, const float *add, unsigned n,
         }
 }
 
+/* Whether maps of sides n and m can be measured; says why not. */
+static int sides_fit(unsigned n, unsigned m)
+{
+    if (n != m) {
+        fprintf(stderr, "roughness: the maps differ in size (%u and %u)\n",
+                n, m);
+        return 0;
+    }
+    if (n < 3) {
+        fprintf(stderr, "roughness: a %u-sided map has no cell with eight "
+                "neighbours\n", n);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: roughness HEIGHT.pfm WATER.pfm\n");
         return 2;
     }
-    unsigned n, m;
+    unsigned n = 0, m = 0;
     float *h = pfm_read("roughness", argv[1], &n),
-          *w = pfm_read("roughness", argv[2], &m);
-    if (n != m) {
-        fprintf(stderr, "roughness: the maps differ in size\n");
-        return 1;
-    }
-    if (n < 3) {
-        fprintf(stderr, "roughness: a %u-sided map has no cell with eight "
-                "neighbours\n", n);
+          *w = h ? pfm_read("roughness", argv[2], &m) : NULL;
+    if (!w || !sides_fit(n, m)) {
+        free(h);
+        free(w);
         return 1;
     }
     long peaks, pits;

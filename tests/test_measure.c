@@ -41,6 +41,66 @@ static void measure_pfm(const char *name, const float *v, unsigned n)
     fclose(fp);
 }
 
+/* Build scripts/NAME.c into ./NAME-san with AddressSanitizer (and its leak
+ * checker) and UBSan; 0 on success, else -1 with the test skipped where
+ * the compiler has no sanitizers, failed where the file does not build. */
+static int measure_build_san(const char *name)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "${CC:-cc} -std=c11 -O1 -g -Wall -Wextra -Werror "
+             "-fsanitize=address,undefined -fno-sanitize-recover=undefined "
+             "-o %s-san '%s/scripts/%s.c' -lm",
+             name, wg_srcdir(), name);
+    wg_cli c = wg_cli_sh(cmd);
+    int rc = c.status == 0 ? 0 : -1;
+    if (rc && (strstr(c.err, "asan") || strstr(c.err, "sanitize")))
+        wg_skip("no sanitizers in this compiler: %s", c.err);
+    else
+        CHECK(rc == 0, "%s.c does not build with sanitizers: %s", name, c.err);
+    wg_cli_free(&c);
+    return rc;
+}
+
+/* Run 'cmd' (a sanitized tool on maps it refuses): exit 1 with a message
+ * and no leak or undefined behaviour reported. */
+static void measure_refused_clean(const char *cmd)
+{
+    char sh[512];
+    snprintf(sh, sizeof sh, "ASAN_OPTIONS=detect_leaks=1 %s", cmd);
+    wg_cli c = wg_cli_sh(sh);
+    CHECK(c.status == 1 && c.err[0] && !strstr(c.err, "Sanitizer") &&
+              !strstr(c.err, "runtime error"),
+          "%s: status %d: %s", cmd, c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* The tools free their maps on the paths that refuse them too (they
+ * returned 1 with the maps held: LeakSanitizer's "definitely lost"): two
+ * sizes, a side too small, a map that cannot be read after one that was,
+ * and resolution's sizes that share no vertices. */
+WG_TEST(measure_tools_free_maps_they_refuse)
+{
+    if (measure_build_san("roughness") != 0 ||
+        measure_build_san("drainage") != 0 ||
+        measure_build_san("resolution") != 0)
+        return;
+    float v[5 * 5] = {0};
+    measure_pfm("m5.pfm", v, 5);
+    measure_pfm("m3.pfm", v, 3);
+    measure_pfm("m2.pfm", v, 2);
+    static const char *const cmd[] = {
+        "./roughness-san m5.pfm m3.pfm",       "./roughness-san m2.pfm m2.pfm",
+        "./roughness-san m5.pfm absent.pfm",   "./drainage-san m5.pfm m3.pfm 0.25",
+        "./drainage-san m2.pfm m2.pfm 0.25",   "./drainage-san m5.pfm absent.pfm 0.25",
+        "./resolution-san m3.pfm m5.pfm m3.pfm m5.pfm m5.pfm",
+        "./resolution-san m5.pfm m5.pfm m5.pfm m3.pfm m3.pfm",
+        "./resolution-san m3.pfm m3.pfm m3.pfm m5.pfm absent.pfm",
+    };
+    for (size_t i = 0; i < sizeof cmd / sizeof cmd[0]; i++)
+        measure_refused_clean(cmd[i]);
+}
+
 /* One spike of ground, one pit, and a water mound on flat ground beside
  * them: the counts are exactly those. */
 WG_TEST(measure_roughness_counts_peaks_and_pits)
