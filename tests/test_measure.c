@@ -136,6 +136,107 @@ WG_TEST(measure_roughness_counts_peaks_and_pits)
     wg_cli_free(&c);
 }
 
+/* A file of the header 'head', then count floats of v (NULL: zeros), then
+ * the text 'tail', in the test's folder. */
+static void measure_raw(const char *name, const char *head, const float *v,
+                        size_t count, const char *tail)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", wg_tmpdir(), name);
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp != NULL, "cannot write %s", path);
+    if (!fp)
+        return;
+    fputs(head, fp);
+    for (size_t i = 0; i < count; i++) {
+        float x = v ? v[i] : 0.0f;
+        fwrite(&x, sizeof x, 1, fp);
+    }
+    fputs(tail, fp);
+    fclose(fp);
+}
+
+/* pfm.h refuses what is not a square grey little-endian PFM of finite
+ * values, with exit 1 and a message that names the file and what is wrong:
+ * sides whose product wrapped malloc (SIGSEGV), a negative or 2^32 + 3
+ * side (%u took them: the second read as 3), a 0 x 0 or oblong map, the
+ * largest side with its data missing (found before 16 GiB is allocated), a
+ * big-endian, nan or infinite scale, data cut short or followed by more,
+ * nan or inf in the data, a missing file, a folder, a colour PFM.  The same
+ * through a pipe, and a good map through a pipe still reads. */
+WG_TEST(measure_pfm_read_refuses_hostile_maps)
+{
+    if (measure_build("roughness") != 0 || measure_build("drainage") != 0)
+        return;
+    float ok[9] = {0}, nan9[9] = {0}, inf9[9] = {0};
+    nan9[4] = NAN;
+    inf9[8] = -INFINITY;
+    measure_raw("ok.pfm", "Pf\n3 3\n-1.0\n", ok, 9, "");
+    measure_raw("wrap.pfm", "Pf\n2147483648 2147483648\n-1.0\n", NULL, 16, "");
+    measure_raw("neg.pfm", "Pf\n-1 -1\n-1.0\n", NULL, 9, "");
+    measure_raw("wide.pfm", "Pf\n4294967299 3\n-1.0\n", NULL, 9, "");
+    measure_raw("zero.pfm", "Pf\n0 0\n-1.0\n", NULL, 0, "");
+    measure_raw("max.pfm", "Pf\n65536 65536\n-1.0\n", NULL, 9, "");
+    measure_raw("oblong.pfm", "Pf\n3 4\n-1.0\n", NULL, 12, "");
+    measure_raw("big.pfm", "Pf\n3 3\n1.0\n", NULL, 9, "");
+    measure_raw("nanscale.pfm", "Pf\n3 3\nnan\n", NULL, 9, "");
+    measure_raw("infscale.pfm", "Pf\n3 3\n-inf\n", NULL, 9, "");
+    measure_raw("short.pfm", "Pf\n3 3\n-1.0\n", NULL, 8, "");
+    measure_raw("trail.pfm", "Pf\n3 3\n-1.0\n", NULL, 9, "junk");
+    measure_raw("nan.pfm", "Pf\n3 3\n-1.0\n", nan9, 9, "");
+    measure_raw("inf.pfm", "Pf\n3 3\n-1.0\n", inf9, 9, "");
+    measure_raw("colour.pfm", "PF\n3 3\n-1.0\n", NULL, 27, "");
+    static const struct {
+        const char *file, *why;
+    } bad[] = {
+        {"wrap.pfm", "width '2147483648' is not a whole number from 1 to 65536"},
+        {"neg.pfm", "width '-1'"},
+        {"wide.pfm", "width '4294967299'"},
+        {"zero.pfm", "width '0'"},
+        {"max.pfm", "a 65536 x 65536 PFM 17179869184: it is cut short"},
+        {"oblong.pfm", "3 x 4: the map is not square"},
+        {"big.pfm", "big-endian"},
+        {"nanscale.pfm", "scale 'nan' is not a finite number"},
+        {"infscale.pfm", "scale '-inf' is not a finite number"},
+        {"short.pfm", "it is cut short"},
+        {"trail.pfm", "something follows the data"},
+        {"nan.pfm", "1 values that are not finite, the first nan at vertex (1, 1)"},
+        {"inf.pfm", "not finite, the first -inf at vertex (2, 0)"},
+        {"absent.pfm", "absent.pfm: No such file or directory"},
+        {".", ".: Is a directory"},
+        {"colour.pfm", "'PF' is a colour one"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "./roughness ok.pfm %s", bad[i].file);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 1 && strstr(c.err, bad[i].file) &&
+                  strstr(c.err, bad[i].why) && !c.out[0],
+              "%s: status %d, not 1 with '%s': %s", cmd, c.status,
+              bad[i].why, c.err);
+        wg_cli_free(&c);
+    }
+    /* Not a regular file: what is read is checked as it comes. */
+    static const struct {
+        const char *cmd, *why;
+    } piped[] = {
+        {"cat trail.pfm | ./roughness /dev/stdin ok.pfm", "follows the data"},
+        {"cat short.pfm | ./roughness /dev/stdin ok.pfm", "cut short"},
+        {"cat nan.pfm | ./drainage ok.pfm /dev/stdin 0.25", "not finite"},
+        {"cat ok.pfm | ./roughness /dev/stdin ok.pfm", NULL},
+    };
+    for (size_t i = 0; i < sizeof piped / sizeof piped[0]; i++) {
+        wg_cli c = wg_cli_sh(piped[i].cmd);
+        if (piped[i].why)
+            CHECK(c.status == 1 && strstr(c.err, piped[i].why) && !c.out[0],
+                  "%s: status %d: %s", piped[i].cmd, c.status, c.err);
+        else
+            CHECK(c.status == 0 && strstr(c.out, "0 peaks"),
+                  "%s: status %d: %s", piped[i].cmd, c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
+
 /* A 33 and a 65 world of the same options, compared at their shared
  * vertices: a finite share and the water lines. */
 WG_TEST(measure_resolution_compares_two_sizes)
