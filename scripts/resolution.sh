@@ -4,15 +4,33 @@
 #
 #   scripts/resolution.sh                    513 against 2049, seed 1234
 #   scripts/resolution.sh 257 1025 -- --seed 7 --sea-level 0.3
+#   scripts/resolution.sh -- --seed 7        513 against 2049, seed 7
 #
 # Everything after '--' goes to both runs.  Uses --mesh auto (the fields
-# are the same on every backend).
+# are the same on every backend).  SMALL and BIG are checked before any run:
+# sides from 2 to 65536 whose vertices meet (BIG - 1 a multiple of SMALL - 1,
+# BIG at least SMALL), else exit 2.  Exit 1 when a run or the comparison
+# fails (resolution.c says why: options under which erosion changes nothing
+# leave no share to give).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-small=${1:-513}
-big=${2:-2049}
-shift $(( $# >= 2 ? 2 : $# ))
-[ "${1:-}" = "--" ] && shift
+usage() {
+    echo "resolution.sh: $*" >&2
+    echo "usage: scripts/resolution.sh [SMALL [BIG]] [-- WORLDGEN OPTIONS]" >&2
+    exit 2
+}
+small=513 big=2049
+[ $# -gt 0 ] && [ "$1" != -- ] && { small=$1; shift; }
+[ $# -gt 0 ] && [ "$1" != -- ] && { big=$1; shift; }
+[ "${1:-}" = -- ] && shift
+for side in "SMALL $small" "BIG $big"; do
+    name=${side% *} value=${side#* }
+    [[ $value =~ ^[1-9][0-9]{0,5}$ ]] && (( value >= 2 && value <= 65536 )) ||
+        usage "$name '$value' is not a size from 2 to 65536"
+done
+(( big >= small && (big - 1) % (small - 1) == 0 )) ||
+    usage "sizes $small and $big share no vertices (valid: BIG - 1 a multiple" \
+          "of SMALL - 1, BIG at least SMALL, such as 513 and 2049)"
 [ -x ./worldgen ] || make -s worldgen
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

@@ -318,6 +318,83 @@ WG_TEST(measure_resolution_refuses_maps_that_do_not_match)
     }
 }
 
+/* scripts/resolution.sh and what it builds, copied into the folder 'dir'
+ * of the test's folder (shared by every test, so ./worldgen stays as it
+ * is), beside 'worldgen', a shell script or NULL for the binary under
+ * test; 0 on success. */
+static int measure_copy_resolution_sh(const char *dir, const char *worldgen)
+{
+    char cmd[8192];
+    const char *src = wg_srcdir();
+    int len = snprintf(cmd, sizeof cmd,
+                       "rm -rf %s && mkdir -p %s/scripts && cp "
+                       "'%s/scripts/resolution.sh' '%s/scripts/resolution.c' "
+                       "'%s/scripts/pfm.h' %s/scripts/ && ",
+                       dir, dir, src, src, src, dir);
+    if (worldgen)
+        snprintf(cmd + len, sizeof cmd - (size_t)len,
+                 "printf '%%s\\n' '%s' > %s/worldgen && chmod +x %s/worldgen",
+                 worldgen, dir, dir);
+    else
+        snprintf(cmd + len, sizeof cmd - (size_t)len,
+                 "ln -s '%s/worldgen' %s/worldgen", src, dir);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "%s: %s", cmd, c.err);
+    int rc = c.status == 0 ? 0 : -1;
+    wg_cli_free(&c);
+    return rc;
+}
+
+/* resolution.sh checks SMALL and BIG before any run (they were found out
+ * only after the three worldgen runs, 70 s at the defaults): sides that
+ * share no vertices, a big world smaller than the small one, sizes out of
+ * 2..65536 or not numbers are a usage error, exit 2, naming the value; a
+ * worldgen that records its runs is never called. */
+WG_TEST(measure_resolution_sh_checks_sizes_before_running)
+{
+    if (measure_copy_resolution_sh("rsh-sizes", "#!/bin/sh\n"
+                                   "echo \"$*\" >> runs; exit 3") != 0)
+        return;
+    static const struct {
+        const char *args, *why;
+    } bad[] = {
+        {"5 8", "sizes 5 and 8 share no vertices"},
+        {"9 5", "sizes 9 and 5 share no vertices"},
+        {"1 5", "SMALL '1' is not a size from 2 to 65536"},
+        {"33 70000", "BIG '70000' is not a size from 2 to 65536"},
+        {"33 65x", "BIG '65x'"},
+        {"513 --seed 7", "BIG '--seed'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "rsh-sizes/scripts/resolution.sh %s",
+                 bad[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 2 && strstr(c.err, bad[i].why) &&
+                  strstr(c.err, "usage"),
+              "%s: status %d, not 2 with '%s': %s", cmd, c.status,
+              bad[i].why, c.err);
+        wg_cli_free(&c);
+    }
+    wg_cli c = wg_cli_sh("cat rsh-sizes/runs");
+    CHECK(c.status != 0, "worldgen ran:\n%s", c.out);
+    wg_cli_free(&c);
+}
+
+/* Options under which erosion changes nothing leave no share to give:
+ * resolution.sh fails (exit 1, saying so) instead of printing -nan%. */
+WG_TEST(measure_resolution_sh_fails_when_erosion_changes_nothing)
+{
+    if (measure_copy_resolution_sh("rsh-none", NULL) != 0)
+        return;
+    wg_cli c = wg_cli_sh("rsh-none/scripts/resolution.sh 3 5 -- "
+                         "--erosion 0 --hydraulic 0");
+    CHECK(c.status == 1 && strstr(c.err, "erosion changed no height at 3") &&
+              !strstr(c.out, "nan"),
+          "status %d: %s%s", c.status, c.err, c.out);
+    wg_cli_free(&c);
+}
+
 /* drainage's figures for one surface ("water surface" or "ground"). */
 typedef struct {
     long pits, sea, border, to_pits, deep_pits, to_deep;
