@@ -39,9 +39,11 @@ void wg_cli_free(wg_cli *c);
 /* Read a whole file; NULL if it cannot be read.  Caller frees. */
 void *wg_read_file(const char *path, size_t *len);
 
-/* A fresh empty folder for the running test's files (under $TMPDIR),
- * removed when the runner exits.  wg_cli_run() and wg_cli_sh() run there,
- * with ./worldgen a link to the binary under test. */
+/* The runner's folder for test files (under $TMPDIR), removed when the
+ * runner exits.  It is one folder shared by every test of the run, not one
+ * per test: a test that replaces a file others use (./worldgen) works in a
+ * subfolder of its own.  wg_cli_run() and wg_cli_sh() run there, with
+ * ./worldgen a link to the binary under test. */
 const char *wg_tmpdir(void);
 
 /* The source tree the runner started in (where ./worldgen was built). */
