@@ -42,7 +42,10 @@
 # min, max, compare (and a mix of them side by side), divide and square
 # root, of 8-lane gathers from a 256 KiB table (the lattice) and of the
 # terrain's quad fetches (limits.c says how), on one thread and on every
-# core; it is cached in build/limits.txt.  The work of
+# core; where the CPU has AVX-512F, also the same rates 16 lanes wide (the
+# OpenMP kernels' AVX-512 builds run there, so a stage's limit takes the
+# better of the two widths' rates: on such a CPU the AVX2 rates alone would
+# set limits the kernels can beat); it is cached in build/limits.txt.  The work of
 # each stage is counted from backends/SPEC.md, per cell, in lane-operations
 # (one lane of one vector instruction; a select, an |x| and a compare are
 # one each; ftz(x) is three: |x|, compare, select; rcp(m) is ten):
@@ -346,12 +349,30 @@ if [ "$limits" = 1 ]; then
         printf "    the mix %s / %s, divide %s / %s, square root %s / %s; gathers %s / %s G lanes/s, quad fetches %s / %s G lanes/s\n" \
             "${m[mix_1]}" "${m[mix_all]}" "${m[div_1]}" "${m[div_all]}" "${m[sqrt_1]}" "${m[sqrt_all]}" \
             "${m[gather_1]}" "${m[gather_all]}" "${m[quad_1]}" "${m[quad_all]}"
+        # A CPU with AVX-512 runs the OpenMP kernels' 16-lane builds: its
+        # limits are the better of the two widths' rates.
+        wide=""
+        if [ -n "${m[avx512_mix_all]:-}" ]; then
+            printf "  AVX-512 G lane-ops/s: add %s / %s, mul %s / %s, min %s / %s, max %s / %s, compare and select %s / %s,\n" \
+                "${m[avx512_add_1]}" "${m[avx512_add_all]}" "${m[avx512_mul_1]}" "${m[avx512_mul_all]}" \
+                "${m[avx512_min_1]}" "${m[avx512_min_all]}" "${m[avx512_max_1]}" "${m[avx512_max_all]}" \
+                "${m[avx512_cmp_1]}" "${m[avx512_cmp_all]}"
+            printf "    the mix %s / %s, divide %s / %s, square root %s / %s\n" \
+                "${m[avx512_mix_1]}" "${m[avx512_mix_all]}" "${m[avx512_div_1]}" "${m[avx512_div_all]}" \
+                "${m[avx512_sqrt_1]}" "${m[avx512_sqrt_all]}"
+            wide=avx512_
+        fi
+        # The better of the AVX2 and (where measured) AVX-512 rate of $1.
+        best_rate() {
+            awk -v a="${m[$1]}" -v b="${m[$wide$1]:-0}" 'BEGIN { print (b > a ? b : a) }'
+        }
         echo "work counted from backends/SPEC.md (lane-ops; the reasoning is in scripts/bench.sh):"
         echo "  terrain:   46 ops + 1 quad fetch per cell-octave (the fetch's time added to the ops'), 4 bytes per cell"
         echo "  erosion:   73 ops per cell-pass, 8 bytes per cell-pass"
         echo "  hydraulic: 319 ops per cell-step, 32 bytes per cell-step"
         echo "  normals:   10 ops + 3 divides + 1 square root per cell, 16 bytes per cell"
-        echo "limit = max(ops / mix rate (+ quad fetches / their rate), (divides, roots) / their rates, bytes / bandwidth)"
+        echo "limit = max(ops / mix rate (+ quad fetches / their rate), (divides, roots) / their rates, bytes / bandwidth)${wide:+,
+  each rate the better of AVX2's and AVX-512's}"
         for s in $sizes; do
             for b in $backends; do
                 sfx=all
@@ -368,8 +389,8 @@ if [ "$limits" = 1 ]; then
                     set -- $st
                     awk -v name="$1" -v t="${med[$b,$s,$2]}" -v cnt="$3" -v ops="$4" -v ga="$5" \
                         -v dv="$6" -v sq="$7" -v bu="$8" -v bc="$9" -v fields="${10}" -v n="$s" \
-                        -v mix="${m[mix_$sfx]}" -v qr="${m[quad_$sfx]}" -v dr="${m[div_$sfx]}" \
-                        -v sr="${m[sqrt_$sfx]}" -v bl2="${m[bw_l2_$sfx]}" -v bl3="${m[bw_l3_$sfx]}" \
+                        -v mix="$(best_rate mix_$sfx)" -v qr="${m[quad_$sfx]}" -v dr="$(best_rate div_$sfx)" \
+                        -v sr="$(best_rate sqrt_$sfx)" -v bl2="${m[bw_l2_$sfx]}" -v bl3="${m[bw_l3_$sfx]}" \
                         -v bdr="${m[bw_dram_$sfx]}" -v l2="${m[l2_bytes]}" -v l3="${m[l3_bytes]}" \
                         -v thr="$([ "$sfx" = 1 ] && echo 1 || echo "${m[cores]}")" '
                     BEGIN {

@@ -10,6 +10,10 @@
  *   12 independent chains so latency does not count, and of a mix of add,
  *   mul, min and compare interleaved (the pipes working side by side:
  *   what a kernel made of all four can reach);
+ * - where the CPU has AVX-512F, the same rates 16 lanes wide (printed as
+ *   avx512_NAME): the OpenMP kernels have AVX-512 builds that run there;
+ *   its compares write a mask, so their chain goes through the select the
+ *   kernels use a compare for, and a compare with its select counts two;
  * - the rate of 8-lane gathers (vgatherdps) from a 256 KiB table, the
  *   size of the terrain's lattice, at random indices;
  * - the rate of quad fetches as the OpenMP terrain makes them on AVX2
@@ -178,7 +182,10 @@ RATE(div, OP_DIV)
 RATE(sqrt, OP_SQRT)
 RATE(mix, OP_MIX)
 
-static double rate(void (*fn)(void), int threads)
+/* G lane-ops/s of fn (CHAINS chains of ITERS operations of 'lanes' lanes,
+ * each 'ops' lane-ops: a compare and its select count two) on 'threads'
+ * threads at once: the best of BEST. */
+static double rate(void (*fn)(void), int threads, int lanes, double ops)
 {
     double best = 0;
     for (int m = 0; m < BEST; m++) {
@@ -188,13 +195,68 @@ static double rate(void (*fn)(void), int threads)
             double t = now();
             fn();
             t = now() - t;
-            sum = 8.0 * CHAINS * (double)ITERS / t / 1e9;
+            sum = lanes * ops * CHAINS * (double)ITERS / t / 1e9;
         }
         if (sum > best)
             best = sum;
     }
     return best;
 }
+
+/* The same operations 16 lanes wide (AVX-512F), for a CPU that has it: the
+ * OpenMP kernels are built for AVX-512 too (target_clones) and run that way
+ * there, so its rates are the machine's limit.  An AVX-512 compare writes a
+ * mask register, not a vector: the compare's chain takes it through the
+ * select the kernels use it for (a blend), two lane-ops a step. */
+#define RATE512(name, OP)                                                   \
+    __attribute__((noinline, target("avx512f"))) static void name##_run512( \
+        void)                                                               \
+    {                                                                       \
+        const __m512 k = _mm512_set1_ps(0.999999f);                         \
+        const __m512 k2 = _mm512_set1_ps(1.000001f);                        \
+        (void)k, (void)k2;                                                  \
+        __m512 v0 = _mm512_set1_ps(1.000f), v1 = _mm512_set1_ps(1.001f),    \
+               v2 = _mm512_set1_ps(1.002f), v3 = _mm512_set1_ps(1.003f),    \
+               v4 = _mm512_set1_ps(1.004f), v5 = _mm512_set1_ps(1.005f),    \
+               v6 = _mm512_set1_ps(1.006f), v7 = _mm512_set1_ps(1.007f),    \
+               v8 = _mm512_set1_ps(1.008f), v9 = _mm512_set1_ps(1.009f),    \
+               v10 = _mm512_set1_ps(1.010f), v11 = _mm512_set1_ps(1.011f);  \
+        for (long i = 0; i < ITERS; i++) {                                  \
+            const __m512 km = (i & 1) ? k2 : k;                             \
+            (void)km;                                                       \
+            v0 = OP(v0, 0), v1 = OP(v1, 1), v2 = OP(v2, 2), v3 = OP(v3, 3);  \
+            v4 = OP(v4, 0), v5 = OP(v5, 1), v6 = OP(v6, 2), v7 = OP(v7, 3);  \
+            v8 = OP(v8, 0), v9 = OP(v9, 1), v10 = OP(v10, 2),                \
+            v11 = OP(v11, 3);                                               \
+            __asm__("" : "+v"(v0), "+v"(v1), "+v"(v2), "+v"(v3), "+v"(v4),  \
+                    "+v"(v5), "+v"(v6), "+v"(v7), "+v"(v8), "+v"(v9),       \
+                    "+v"(v10), "+v"(v11));                                  \
+        }                                                                   \
+        __m512 s = _mm512_add_ps(_mm512_add_ps(v0, v1), v2);                \
+        s = _mm512_add_ps(_mm512_add_ps(s, v3), _mm512_add_ps(v4, v5));     \
+        s = _mm512_add_ps(_mm512_add_ps(s, v6), _mm512_add_ps(v7, v8));     \
+        s = _mm512_add_ps(_mm512_add_ps(s, v9), _mm512_add_ps(v10, v11));   \
+        sink = _mm512_reduce_add_ps(s);                                     \
+    }
+#define OP512_ADD(x, j) _mm512_add_ps(x, k)
+#define OP512_MUL(x, j) _mm512_mul_ps(x, km)
+#define OP512_MIN(x, j) _mm512_min_ps(x, k)
+#define OP512_MAX(x, j) _mm512_max_ps(x, k)
+#define OP512_CMP(x, j)                                                     \
+    _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, k, _CMP_LT_OQ), x, k2)
+#define OP512_DIV(x, j) _mm512_div_ps(k, x)
+#define OP512_SQRT(x, j) _mm512_sqrt_ps(x)
+#define OP512_MIX(x, j)                                                     \
+    ((j) == 0 ? OP512_ADD(x, j) : (j) == 1 ? OP512_MUL(x, j)                \
+                              : (j) == 2 ? OP512_MIN(x, j) : OP512_CMP(x, j))
+RATE512(add, OP512_ADD)
+RATE512(mul, OP512_MUL)
+RATE512(min, OP512_MIN)
+RATE512(max, OP512_MAX)
+RATE512(cmp, OP512_CMP)
+RATE512(div, OP512_DIV)
+RATE512(sqrt, OP512_SQRT)
+RATE512(mix, OP512_MIX)
 
 /* Gathers: 8 independent chains of indices (a linear congruential step
  * in 32-bit lanes) into a 256x256 float table. */
@@ -363,7 +425,22 @@ int main(void)
                {"sqrt", sqrt_run}, {"mix", mix_run}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         for (int k = 0; k < 2; k++)
-            printf("%s_%s %.2f\n", ops[i].name, sfx[k], rate(ops[i].fn, ts[k]));
+            printf("%s_%s %.2f\n", ops[i].name, sfx[k],
+                   rate(ops[i].fn, ts[k], 8, 1));
+    /* 16 lanes, where the CPU has them; the mix's compares count two. */
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+        double ops;
+    } ops512[] = {{"add", add_run512, 1},   {"mul", mul_run512, 1},
+                  {"min", min_run512, 1},   {"max", max_run512, 1},
+                  {"cmp", cmp_run512, 2},   {"div", div_run512, 1},
+                  {"sqrt", sqrt_run512, 1}, {"mix", mix_run512, 1.25}};
+    if (__builtin_cpu_supports("avx512f"))
+        for (size_t i = 0; i < sizeof ops512 / sizeof ops512[0]; i++)
+            for (int k = 0; k < 2; k++)
+                printf("avx512_%s_%s %.2f\n", ops512[i].name, sfx[k],
+                       rate(ops512[i].fn, ts[k], 16, ops512[i].ops));
 
     float *tab = floats(65536);
     gtab = tab;

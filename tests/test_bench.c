@@ -5,6 +5,7 @@
  * of a 16-sided world (the machine's limits are measured once, a few
  * seconds, and cached in build/limits.txt). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
@@ -31,7 +32,8 @@ WG_TEST(bench_limits)
 {
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
-             "'%s/scripts/bench.sh' -s 16 -r 1 -b scalar -l", wg_srcdir());
+             "'%s/scripts/bench.sh' -s 16 -r 1 -H 100 -b scalar -l",
+             wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(c.status == 0, "bench.sh -l: status %d: %s", c.status, c.err);
     if (c.status == 0 && strstr(c.out, "limits: not measured")) {
@@ -62,6 +64,32 @@ WG_TEST(bench_limits)
             CHECK(t >= 0 && lim >= 0 && ratio >= 0,
                   "%s: measured %g, limit %g, ratio %g", stages[i], t, lim,
                   ratio);
+    }
+    /* The hydraulic limit on one thread (scalar): 16 x 16 cells, 100
+     * steps, 319 ops each, at the better mix rate of the widths this CPU
+     * has: on one with AVX-512 the kernels' 16-lane builds run, and the
+     * AVX2 rate alone would be a limit they beat. */
+    double mix = 0, mix_all = 0, wide = 0, wide_all = 0;
+    const char *m = strstr(c.out, "the mix ");
+    CHECK(m && sscanf(m, "the mix %lf / %lf", &mix, &mix_all) == 2 && mix > 0,
+          "no mix rate in:\n%s", c.out);
+    const char *m512 = strstr(c.out, "AVX-512 G lane-ops/s");
+    if (system("grep -qw avx512f /proc/cpuinfo") == 0) {
+        CHECK(m512 != NULL, "an AVX-512 CPU, no AVX-512 rates in:\n%s", c.out);
+        m512 = m512 ? strstr(m512, "the mix ") : NULL;
+        CHECK(m512 && sscanf(m512, "the mix %lf / %lf", &wide, &wide_all) == 2 &&
+                  wide > 0 && wide_all > 0,
+              "no AVX-512 mix rate in:\n%s", c.out);
+    } else {
+        CHECK(m512 == NULL, "AVX-512 rates from a CPU without it:\n%s", c.out);
+    }
+    double best = wide > mix ? wide : mix, t = 0, lim = 0, ratio = 0;
+    if (best > 0 && bench_row(c.out, "hydraulic", &t, &lim, &ratio) == 0) {
+        double want = 16.0 * 16 * 100 * 319 / (best * 1e9);
+        /* printed to the microsecond */
+        CHECK(lim > want - 6e-7 && lim < want + 6e-7,
+              "hydraulic limit %g, not 16^2 x 100 x 319 / %g G = %g", lim,
+              best, want);
     }
     double wall = -1;
     const char *w = strstr(c.out, " wall ");
