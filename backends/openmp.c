@@ -53,6 +53,7 @@
  */
 #define _DEFAULT_SOURCE /* madvise */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -87,7 +88,10 @@ typedef struct openmp_ctx {
     float *other; /* the second erosion buffer */
     float *uxc, *uxs; /* octaves * R's width each */
     float *quad;  /* the lattice's corners, 4 per point (openmp_quads) */
+    size_t stream_bytes; /* outputs larger are streamed (openmp_streams) */
 } openmp_ctx;
+
+static size_t openmp_stream_bytes(void);
 
 #ifdef _OPENMP
 /* libgomp's threads spin for a while before they sleep, whenever a
@@ -198,6 +202,7 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
     s->threads = openmp_threads(job);
     s->all = all;
     s->win = wg_job_window(job);
+    s->stream_bytes = openmp_stream_bytes();
     if (wg_fields_alloc_rect(&s->f, job->world.size, all) != 0)
         goto oom;
     s->other = wg_field_alloc(wg_rect_cells(all), WG_SLOT_OTHER);
@@ -313,14 +318,58 @@ static void openmp_stream_row(float *restrict dst, const float *restrict src,
         dst[x] = src[x];
 }
 
-/* Whether a stage's output, 'fields' fields of R, is too big to stay in
- * cache, so that streaming it past the cache pays: above about 8 MiB of
- * output (measured: streaming the normals at 512, 3 MiB that the caches
- * hold, cost 1.0 ms against 0.2 ms; at 2048, 48 MiB, it saves a third). */
-static int openmp_streams(wg_rect all, int fields)
+/* The last-level cache of cpu0 in bytes, from sysfs (the largest cache of
+ * the highest level listed), or 0 where sysfs does not say. */
+static size_t openmp_llc_bytes(void)
 {
-    return wg_rect_cells(all) * sizeof(float) * (size_t)fields >
-           ((size_t)8 << 20);
+    size_t best = 0;
+    int best_level = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[96], buf[64];
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *fp = fopen(path, "r");
+        if (!fp)
+            break;
+        int level = fgets(buf, sizeof buf, fp) ? atoi(buf) : 0;
+        fclose(fp);
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        fp = fopen(path, "r");
+        if (!fp)
+            continue;
+        if (fgets(buf, sizeof buf, fp)) {
+            char *end;
+            unsigned long long v = strtoull(buf, &end, 10);
+            v *= *end == 'K' ? 1024 : *end == 'M' ? 1048576 : 1;
+            if (level > best_level || (level == best_level && v > best))
+                best = (size_t)v, best_level = level;
+        }
+        fclose(fp);
+    }
+    return best;
+}
+
+/* Whether a stage's output, 'fields' fields of R, is too big to stay in
+ * cache, so that streaming it past the cache pays: above a quarter of the
+ * last-level cache, and at least 8 MiB.  Streamed, an output that would
+ * have stayed in cache costs the stage its whole trip to memory; an output
+ * too big to stay saves the read of each line it writes.  Measured, medians
+ * of 5: on the AMD EPYC machine (32 MiB of L3) the normals at 512 (3 MiB)
+ * streamed 1.0 ms against 0.2 ms, and at 2048 (48 MiB) streaming saved a
+ * third; on an Intel Xeon with 480 MiB of L3, at 2048 the normals streamed
+ * took 4.2-4.9 ms against 1.7-1.9 ms and the terrain 14.9 against 9.8 ms,
+ * and at 4096 either way was the same within 2 ms. */
+static size_t openmp_stream_bytes(void)
+{
+    size_t quarter = openmp_llc_bytes() / 4;
+    return quarter > ((size_t)8 << 20) ? quarter : (size_t)8 << 20;
+}
+
+static int openmp_streams(const openmp_ctx *s, int fields)
+{
+    return wg_rect_cells(s->all) * sizeof(float) * (size_t)fields >
+           s->stream_bytes;
 }
 
 /* One octave over one row of n cells: sum[x] += amp * r(x, y)^2 for every
@@ -512,7 +561,7 @@ static int openmp_terrain(void *ctx, wg_times *t, char *err)
     float *h = s->f.height;
     double t0 = wg_now();
 
-    const int stream = openmp_streams(s->all, 1);
+    const int stream = openmp_streams(s, 1);
     int failed = 0;
 #ifdef OPENMP_X86
     const int quads = s->quad != NULL; /* made by openmp_open */
@@ -1259,7 +1308,7 @@ static int openmp_normals(void *ctx, wg_times *t, char *err)
     const uint32_t n = s->all.w, rows = s->all.h, last = rows - 1;
     const float k1 = c->k1, k2 = c->k2;
     const float *h = s->f.height;
-    const int stream = openmp_streams(s->all, 3);
+    const int stream = openmp_streams(s, 3);
     int failed = 0;
     double t0 = wg_now();
 
