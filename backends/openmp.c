@@ -57,8 +57,10 @@
  *   moved, while at 512 all their 4 MiB stays in cache (0.08 ms).
  */
 #define _DEFAULT_SOURCE /* madvise, syscall */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,13 +141,65 @@ static int openmp_threads(const wg_job *job)
 #endif
 }
 
+/* The threads of openmp_can_start wait here until every one is started
+ * (or one could not be), so that they are all alive at once. */
+typedef struct openmp_trial {
+    pthread_mutex_t lock;
+    pthread_cond_t go;
+    int released;
+} openmp_trial;
+
+static void *openmp_trial_main(void *arg)
+{
+    openmp_trial *t = arg;
+    pthread_mutex_lock(&t->lock);
+    while (!t->released)
+        pthread_cond_wait(&t->go, &t->lock);
+    pthread_mutex_unlock(&t->lock);
+    return NULL;
+}
+
+/* Whether 'threads' threads can run at once here: libgomp cannot start a
+ * team's thread (a process limit: ulimit -u, a control group's pids.max)
+ * and exits with its own message, so the team is tried first with as
+ * many plain threads, which are then ended.  Returns 0, or -1 with err
+ * naming the limit and the count that can start. */
+static int openmp_can_start(int threads, char *err)
+{
+    static int started_before;
+    if (threads <= 1 || started_before >= threads)
+        return 0;
+    pthread_t *tid = malloc((size_t)threads * sizeof *tid);
+    if (!tid)
+        return wg_fail(err, "openmp: out of memory for %d threads", threads);
+    openmp_trial t = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    int n = 1, e = 0; /* this thread is the team's first */
+    while (n < threads &&
+           (e = pthread_create(&tid[n - 1], NULL, openmp_trial_main, &t)) == 0)
+        n++;
+    pthread_mutex_lock(&t.lock);
+    t.released = 1;
+    pthread_cond_broadcast(&t.go);
+    pthread_mutex_unlock(&t.lock);
+    for (int i = 0; i < n - 1; i++)
+        pthread_join(tid[i], NULL);
+    free(tid);
+    if (n >= threads) {
+        started_before = threads;
+        return 0;
+    }
+    return wg_fail(err, "cannot start %d threads, only %d (%s: a "
+                   "limit on processes, ulimit -u or a control group's "
+                   "pids.max); give --threads %d", threads, n, strerror(e),
+                   n);
+}
+
 static int openmp_probe(const wg_job *job, char *err)
 {
-    (void)job;
 #ifdef _OPENMP
-    (void)err;
-    return 0;
+    return openmp_can_start(openmp_threads(job), err);
 #else
+    (void)job;
     return wg_fail(err, "built without OpenMP (the compiler lacks -fopenmp)");
 #endif
 }
@@ -213,6 +267,10 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
         goto oom;
     s->job = job;
     s->threads = openmp_threads(job);
+    if (openmp_can_start(s->threads, err) != 0) {
+        openmp_close(s);
+        return NULL;
+    }
     s->all = all;
     s->win = wg_job_window(job);
     s->stream_bytes = openmp_stream_bytes();

@@ -987,3 +987,35 @@ WG_TEST(hostile_failed_set_gives_every_file_back)
           c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A limit on processes (ulimit -u, a control group's pids.max) that lets
+ * no thread start: the openmp backend is not available, saying why and
+ * the --threads that can run, instead of libgomp's "Thread creation
+ * failed" and exit; --mesh auto runs scalar; and it runs with that many.
+ * Run as nobody where the tests run as root, whose process limit the
+ * kernel does not apply. */
+WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
+{
+    wg_cli c = hostile_sh(
+        "command -v prlimit >/dev/null || { echo no-util-linux; exit 0; }; "
+        "NB=; if [ \"$(id -u)\" = 0 ]; then command -v setpriv >/dev/null || "
+        "{ echo no-util-linux; exit 0; }; "
+        "NB='setpriv --reuid=65534 --regid=65534 --clear-groups'; fi; "
+        "d=$(mktemp -d /tmp/wg-nproc.XXXXXX) && chmod 755 $d && cp ./worldgen $d/wg && "
+        "cd $d && for t in 2 1; do $NB prlimit --nproc=1:1 ./wg --size 64 "
+        "--mesh openmp --threads $t -q --no-image; echo $?; done; "
+        "$NB prlimit --nproc=1:1 ./wg --size 256 --hydraulic 10 --threads 2 --no-image "
+        "> auto.txt; echo $?; grep -c '^  scalar ' auto.txt; cd / && rm -rf $d");
+    if (strcmp(c.out, "no-util-linux\n") == 0) {
+        wg_skip("needs prlimit and setpriv (util-linux)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n0\n0\n1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 "
+                        "threads, only 1 (Resource temporarily unavailable: a limit on processes, "
+                        "ulimit -u or a control group's pids.max); give --threads 1") &&
+              !strstr(c.err, "libgomp"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
