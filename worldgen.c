@@ -673,6 +673,55 @@ static int check_picture_args(settings *s)
     return -1;
 }
 
+/* WORLDGEN_FAULT's forms: 'rename', or a backend's name, alone (a height)
+ * or with ':water' (a water depth). */
+static int fault_known(const char *v)
+{
+    if (strcmp(v, "rename") == 0)
+        return 1;
+    for (size_t i = 0; wg_backends[i]; i++) {
+        size_t len = strlen(wg_backends[i]->name);
+        if (strncmp(v, wg_backends[i]->name, len) == 0 &&
+            (v[len] == '\0' || strcmp(v + len, ":water") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* The variables for tests and measurements that worldgen reads (the
+ * manual's ENVIRONMENT), checked with the options: a value they do not
+ * know had been taken for unset, so WORLDGEN_VK_VALIDATION=yes ran a CI
+ * job without the validation it asked for, and WORLDGEN_VK_EROSION=Single
+ * measured the other kernel.  Empty is unset.  Returns -1 to go on, or
+ * EXIT_USAGE after naming the variable, the value and the valid ones. */
+static int check_environment(void)
+{
+    static const struct { const char *name, *valid[3]; } vars[] = {
+        {"WORLDGEN_VK_VALIDATION", {"0", "1"}},
+        {"WORLDGEN_VK_STAGING", {"0", "1"}},
+        {"WORLDGEN_VK_TEXELS", {"0", "1"}},
+        {"WORLDGEN_VK_EROSION", {"single", "blocked"}},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].name);
+        if (!v || !*v || strcmp(v, vars[i].valid[0]) == 0 ||
+            strcmp(v, vars[i].valid[1]) == 0)
+            continue;
+        return usage_error("%s: '%s' is not a value it takes (valid: %s or "
+                           "%s, or unset)", vars[i].name, v, vars[i].valid[0],
+                           vars[i].valid[1]);
+    }
+    const char *fault = getenv("WORLDGEN_FAULT");
+    if (fault && *fault && !fault_known(fault)) {
+        char names[256];
+        mesh_names(names, sizeof names);
+        return usage_error("WORLDGEN_FAULT: '%s' is not a fault the tests "
+                           "can ask for (valid: rename, a backend (%s), or "
+                           "one with :water, or unset)", fault, names);
+    }
+    return -1;
+}
+
 /* The edit distance of a and b (insertions, deletions, substitutions and
  * swaps of neighbours), for "did you mean". */
 static size_t edit_distance(const char *a, const char *b)
@@ -1165,6 +1214,8 @@ static int parse_args(int argc, char **argv, settings *s)
                            "backends to run: --mesh %s", s->require,
                            s->require);
     rc = check_picture_args(s);
+    if (rc < 0)
+        rc = check_environment();
     if (rc < 0 && action)
         return act(action);
     if (rc < 0)
@@ -1618,7 +1669,7 @@ static int check_required(const settings *s, const wg_backend *const *run,
 /* Test hook: WORLDGEN_FAULT=NAME flips the lowest bit of one height that
  * backend NAME read back (NAME:water, one water depth), so the tests can
  * prove that --check fails when a backend disagrees (no real backend can
- * be made to disagree on demand). */
+ * be made to disagree on demand), and says so. */
 static void inject_fault(const wg_result *r)
 {
     const char *fault = getenv("WORLDGEN_FAULT");
@@ -1632,6 +1683,10 @@ static void inject_fault(const wg_result *r)
     memcpy(&bits, v, sizeof bits);
     bits ^= 1;
     memcpy(v, &bits, sizeof bits);
+    /* Never silently: a variable left set would spoil every output. */
+    say("warning: WORLDGEN_FAULT=%s: one %s of %s's is wrong on purpose (a "
+        "test hook; unset it for the true world)", fault,
+        fault[len] ? "water depth" : "height", r->backend->name);
 }
 
 static int write_json(const settings *s, const wg_report_run *run)

@@ -1019,3 +1019,46 @@ WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* The variables for tests and measurements take their own values alone:
+ * any other is a usage error naming the variable, the value and the valid
+ * ones, before the world is made (WORLDGEN_VK_VALIDATION=yes had run
+ * without the validation asked for, WORLDGEN_VK_EROSION=Single the other
+ * kernel, silently).  Empty is unset.  A WORLDGEN_FAULT that spoils a
+ * field says so. */
+WG_TEST(hostile_environment_values_are_checked)
+{
+    static const struct {
+        const char *env, *err_has;
+    } bad[] = {
+        {"WORLDGEN_VK_VALIDATION=yes",
+         "WORLDGEN_VK_VALIDATION: 'yes' is not a value it takes (valid: 0 or 1, or unset)"},
+        {"WORLDGEN_VK_STAGING='1 '", "WORLDGEN_VK_STAGING: '1 ' is not a value it takes"},
+        {"WORLDGEN_VK_TEXELS=false", "WORLDGEN_VK_TEXELS: 'false' is not a value it takes"},
+        {"WORLDGEN_VK_EROSION=Single",
+         "WORLDGEN_VK_EROSION: 'Single' is not a value it takes (valid: single or blocked, "
+         "or unset)"},
+        {"WORLDGEN_FAULT=scalar:height",
+         "WORLDGEN_FAULT: 'scalar:height' is not a fault the tests can ask for (valid: "
+         "rename, a backend (scalar, openmp, vulkan), or one with :water, or unset)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wg_cli c = hostile_sh("%s ./worldgen --size 16 --mesh scalar -q --no-image "
+                              "--json j-env.json; test -e j-env.json && echo written",
+                              bad[i].env);
+        CHECK(strcmp(c.out, "") == 0 && strstr(c.err, bad[i].err_has) &&
+                  strstr(c.err, "Try 'worldgen --help'"),
+              "%s: %s %s", bad[i].env, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    wg_cli c = hostile_sh("WORLDGEN_VK_VALIDATION= WORLDGEN_VK_STAGING=0 WORLDGEN_VK_TEXELS=1 "
+                          "WORLDGEN_VK_EROSION=blocked WORLDGEN_FAULT= ./worldgen --size 16 "
+                          "--mesh scalar -q --no-image; echo $?; WORLDGEN_FAULT=scalar:water "
+                          "./worldgen --size 16 --mesh scalar -q --no-image; echo $?");
+    CHECK(strcmp(c.out, "0\n0\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: warning: WORLDGEN_FAULT=scalar:water: one water depth of "
+                        "scalar's is wrong on purpose (a test hook; unset it for the true "
+                        "world)"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
