@@ -10,6 +10,15 @@
 #include "heightmap.h"
 #include "stats.h"
 
+/* A percentile is its bin's height, up to half a step (1/131070) off the
+ * heights in the bin: kept within the field's range, so that p85 is never
+ * above the max (a 2x2 world's p85 was 0.740978122, its max 0.74097693)
+ * nor p15 below the min. */
+static float stats_within(float v, float lo, float hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
 int wg_height_stats_measure(const float *h, size_t n, wg_height_stats *s)
 {
     uint32_t *bin = calloc(65536, sizeof *bin);
@@ -37,7 +46,7 @@ int wg_height_stats_measure(const float *h, size_t n, wg_height_stats *s)
     for (uint32_t q = 0; q < 65536 && j < 3; q++) {
         acc += bin[q];
         while (j < 3 && (double)acc >= pct[j] * (double)n)
-            *out[j++] = (float)q / 65535.0f;
+            *out[j++] = stats_within((float)q / 65535.0f, lo, hi);
     }
     free(bin);
     return 0;

@@ -169,6 +169,31 @@ WG_TEST(cli_histogram_percentages_and_bounds)
     wg_cli_free(&c);
 }
 
+/* The percentiles lie within the heights' range: they are 16-bit bins'
+ * heights, and a 2x2 world's p85 (0.740978122) was above its max
+ * (0.74097693) in the JSON. */
+WG_TEST(cli_percentiles_within_the_range)
+{
+    int fails = 0;
+    for (int seed = 1; seed <= 40; seed++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "./worldgen --size %d --seed %d --mesh scalar --erosion 0 "
+                 "--hydraulic 0 --histogram -q --no-image --json -", 2 + seed % 3, seed);
+        wg_cli c = wg_cli_sh(cmd);
+        double lo = 0, hi = 0, p[3] = {0};
+        const char *h = strstr(c.out, "\"min\": ");
+        int ok = c.status == 0 && h &&
+                 sscanf(h, "\"min\": %lf, \"max\": %lf, \"p15\": %lf, \"p50\": %lf, "
+                           "\"p85\": %lf", &lo, &hi, &p[0], &p[1], &p[2]) == 5;
+        CHECK(ok, "%s %s", c.out, c.err);
+        if (ok && !(lo <= p[0] && p[0] <= p[1] && p[1] <= p[2] && p[2] <= hi) && fails++ < 3)
+            CHECK(0, "seed %d: min %.9g p15 %.9g p50 %.9g p85 %.9g max %.9g", seed, lo,
+                  p[0], p[1], p[2], hi);
+        wg_cli_free(&c);
+    }
+    CHECK(fails == 0, "%d of 40 worlds have a percentile outside their range", fails);
+}
+
 WG_TEST(cli_help_and_version)
 {
     const char *help[] = {"--help", NULL}, *version[] = {"--version", NULL};
