@@ -338,12 +338,17 @@ static int tif_in_place(FILE *fp)
     return fl >= 0 && !(fl & O_APPEND) && ftello(fp) == 0;
 }
 
+/* The folder of tif_tmpfile's file: $TMPDIR, else /tmp. */
+static const char *tif_tmpdir(void)
+{
+    const char *dir = getenv("TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+
 /* An anonymous temporary file (no name to leave behind), under $TMPDIR. */
 static FILE *tif_tmpfile(char *err)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
+    const char *dir = tif_tmpdir();
     int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) { /* a file system without O_TMPFILE */
         char name[4096];
@@ -542,9 +547,10 @@ static void tif_batch_part(void *arg, uint32_t part)
 
 /* Write the TIFF itself to a seekable fp: 'bands' samples a pixel,
  * interleaved, float32 (bits 32) or uint8 (bits 8). */
-static int tif_write_all(FILE *fp, const void *pixels, int bands, int bits,
-                         uint32_t n, wg_rect r, const char *software,
-                         const char *description, char *err)
+static int tif_write_all(FILE *fp, const char *where, const void *pixels,
+                         int bands, int bits, uint32_t n, wg_rect r,
+                         const char *software, const char *description,
+                         char *err)
 {
     enum { B = WG_GEOTIFF_BLOCK };
     const size_t px = (size_t)bands * (size_t)(bits / 8); /* bytes a pixel */
@@ -650,8 +656,11 @@ static int tif_write_all(FILE *fp, const void *pixels, int bands, int bits,
         TIFFClose(tif);
     if (ok && !io.werr)
         return 0;
+    /* A write to the temporary file names it: a full $TMPDIR is not a
+     * full disk under the output. */
     if (io.werr)
-        return wg_fail(err, "%s", strerror(io.werr));
+        return wg_fail(err, "%s%s%s", where ? where : "", where ? ": " : "",
+                       strerror(io.werr));
     return wg_fail(err, "%s", io.msg[0] ? io.msg : "libtiff failed");
 }
 
@@ -667,15 +676,19 @@ int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
         return wg_fail(err, "window %ux%u at (%u, %u) is not inside the "
                        "%ux%u world", r.w, r.h, r.x, r.y, n, n);
     if (tif_in_place(fp))
-        return tif_write_all(fp, pixels, bands, bits, n, r, software,
+        return tif_write_all(fp, NULL, pixels, bands, bits, n, r, software,
                              description, err);
     FILE *tmp = tif_tmpfile(err);
     if (!tmp)
         return -1;
-    int rc = tif_write_all(tmp, pixels, bands, bits, n, r, software,
+    char where[4200];
+    snprintf(where, sizeof where, "the temporary TIFF it is copied from, in "
+             "%s%s", tif_tmpdir(), getenv("TMPDIR") && *getenv("TMPDIR")
+                                       ? " ($TMPDIR)" : "");
+    int rc = tif_write_all(tmp, where, pixels, bands, bits, n, r, software,
                            description, err);
     if (rc == 0 && fflush(tmp) != 0)
-        rc = wg_fail(err, "the temporary TIFF: %s", strerror(errno));
+        rc = wg_fail(err, "%s: %s", where, strerror(errno));
     if (rc == 0)
         rewind(tmp);
     enum { CHUNK = 1 << 16 };

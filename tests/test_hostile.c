@@ -1062,3 +1062,21 @@ WG_TEST(hostile_environment_values_are_checked)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* A GeoTIFF to a pipe or a device is made in a temporary file under
+ * $TMPDIR and copied: when that file cannot be written (a full or limited
+ * $TMPDIR), the message names it, not the output, which had read as a
+ * full disk or a too-large file where the output goes. */
+WG_TEST(hostile_temporary_tiff_failure_names_the_temporary)
+{
+    wg_cli c = hostile_sh("rm -rf tmptif; mkdir -p tmptif/t && cd tmptif && "
+                          "(ulimit -f 8; TMPDIR=$PWD/t exec ../worldgen --size 256 --mesh "
+                          "scalar -q --hydraulic 0 --no-image --heightmap - "
+                          "--heightmap-format tif > /dev/null); echo \"status $?\"; ls -A t");
+    CHECK(strcmp(c.out, "status 1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --heightmap: cannot write '-': the temporary TIFF it is "
+                        "copied from, in ") &&
+              strstr(c.err, "/tmptif/t ($TMPDIR): File too large"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
