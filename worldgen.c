@@ -1214,7 +1214,9 @@ static int parse_args(int argc, char **argv, settings *s)
                            "backends to run: --mesh %s", s->require,
                            s->require);
     rc = check_picture_args(s);
-    if (rc < 0)
+    /* The environment is not the command line: --help shows the help
+     * whatever it holds (the message's "Try 'worldgen --help'" too). */
+    if (rc < 0 && action != 'h')
         rc = check_environment();
     if (rc < 0 && action)
         return act(action);

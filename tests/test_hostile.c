@@ -1054,8 +1054,10 @@ WG_TEST(hostile_environment_values_are_checked)
     wg_cli c = hostile_sh("WORLDGEN_VK_VALIDATION= WORLDGEN_VK_STAGING=0 WORLDGEN_VK_TEXELS=1 "
                           "WORLDGEN_VK_EROSION=blocked WORLDGEN_FAULT= ./worldgen --size 16 "
                           "--mesh scalar -q --no-image; echo $?; WORLDGEN_FAULT=scalar:water "
-                          "./worldgen --size 16 --mesh scalar -q --no-image; echo $?");
-    CHECK(strcmp(c.out, "0\n0\n") == 0, "%s %s", c.out, c.err);
+                          "./worldgen --size 16 --mesh scalar -q --no-image; echo $?; "
+                          "WORLDGEN_FAULT=x ./worldgen --help > /dev/null; echo $?; "
+                          "WORLDGEN_FAULT=x ./worldgen --version > /dev/null; echo $?");
+    CHECK(strcmp(c.out, "0\n0\n0\n2\n") == 0, "%s %s", c.out, c.err);
     CHECK(strstr(c.err, "worldgen: warning: WORLDGEN_FAULT=scalar:water: one water depth of "
                         "scalar's is wrong on purpose (a test hook; unset it for the true "
                         "world)"),
