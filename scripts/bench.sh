@@ -17,7 +17,7 @@
 # a relative name is from where the script was started) and a run of
 # worldgen that fails (exit 1, naming the size, the backend and worldgen's
 # reason: no figure is printed for it).  No temporary is left behind, on a
-# signal either.
+# signal either.  The figures have a decimal point in every locale.
 #
 #   scripts/bench.sh                       the default sizes, every backend
 #   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
@@ -92,6 +92,11 @@
 # its best (the best of 15 repetitions, each thread timing itself), so a
 # loaded machine shows as large ratios, not as lower limits.
 set -euo pipefail
+# Numbers are read and written with a decimal point, whatever the caller's
+# locale: under de_DE.UTF-8, sort -g and awk read worldgen's 0.00123 as 0
+# and bash's printf refused it, so the table showed 0,00000s and the CSV
+# had commas inside its fields.
+export LC_ALL=C
 here=$PWD
 cd "$(dirname "$0")/.."
 

@@ -85,3 +85,22 @@ void *wg_read_png(const char *path, int depth, int channels, uint32_t *w,
     fclose(fp);
     return px;
 }
+
+const char *wg_comma_locale(void)
+{
+    static char env[1200];
+    static int made = 0; /* 1 made, -1 cannot be made */
+    if (made == 0) {
+        /* localedef writes a locale to a path of one's own: LOCPATH finds
+         * it, no root needed and nothing installed. */
+        wg_cli c = wg_cli_sh("rm -rf comma-locale && mkdir comma-locale && "
+                             "localedef -i de_DE -f UTF-8 comma-locale/de_DE.UTF-8 "
+                             ">/dev/null 2>&1; LOCPATH=$PWD/comma-locale "
+                             "LC_ALL=de_DE.UTF-8 awk 'BEGIN { printf \"%.1f\", 0.5 }'");
+        made = strcmp(c.out, "0,5") == 0 ? 1 : -1;
+        wg_cli_free(&c);
+        snprintf(env, sizeof env, "LOCPATH='%s/comma-locale' LC_ALL=de_DE.UTF-8",
+                 wg_tmpdir());
+    }
+    return made == 1 ? env : NULL;
+}

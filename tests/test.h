@@ -46,6 +46,12 @@ void *wg_read_file(const char *path, size_t *len);
  * ./worldgen a link to the binary under test. */
 const char *wg_tmpdir(void);
 
+/* A locale whose decimal point is a comma (de_DE.UTF-8, made once by
+ * localedef in the runner's folder): the shell assignments that select it,
+ * "LOCPATH='...' LC_ALL=de_DE.UTF-8", or NULL where it cannot be made (no
+ * localedef or no locale sources: the caller skips). */
+const char *wg_comma_locale(void);
+
 /* The source tree the runner started in (where ./worldgen was built). */
 const char *wg_srcdir(void);
 

@@ -246,3 +246,31 @@ WG_TEST(bench_signal_leaves_no_temporary)
     CHECK(after && !strstr(after, "slow"), "10 s or more after the signal");
     wg_cli_free(&c);
 }
+
+/* Under a locale whose decimal point is a comma, the figures are read and
+ * written with a point: sort -g and awk had read worldgen's seconds as
+ * whole numbers and bash's printf had refused them, so the table showed
+ * 0,00000s and the CSV's fields had commas inside them. */
+WG_TEST(bench_figures_in_a_comma_locale)
+{
+    const char *loc = wg_comma_locale();
+    if (!loc) {
+        wg_skip("localedef cannot make de_DE.UTF-8 here");
+        return;
+    }
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s '%s/scripts/bench.sh' -s 16 -r 3 -b scalar "
+             "-H 1 -t -c -", loc, wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && !c.err[0], "status %d: %s", c.status, c.err);
+    const char *row = strstr(c.out, "|     16 |   0.");
+    CHECK(row && !memchr(row, ',', strcspn(row, "\n")), "a comma in the table: %s",
+          c.out);
+    const char *csv = strstr(c.out, "\n16,scalar,");
+    int commas = 0;
+    for (const char *p = csv; p && *++p && *p != '\n';)
+        commas += *p == ',';
+    CHECK(csv && commas == 10, "the CSV's row has %d commas, not 10: %s",
+          commas, c.out);
+    wg_cli_free(&c);
+}
