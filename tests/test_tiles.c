@@ -634,3 +634,29 @@ WG_TEST(tiles_usage_errors)
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* Under a locale whose decimal point is a comma the report's figures are
+ * the tiles' own: mawk had read their seconds (0.012, 2.5e-05) as 0 and 2,
+ * so the walls were 0,000 s, the stages whole seconds and the rate inf. */
+WG_TEST(tiles_report_in_a_comma_locale)
+{
+    const char *loc = wg_comma_locale();
+    if (!loc) {
+        wg_skip("localedef cannot make de_DE.UTF-8 here");
+        return;
+    }
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-comma");
+    wg_cli c;
+    int st = tl_run(&c, "%s '%s/scripts/tiles' --size 40 --tile 20 -j 2 --out '%s/out' "
+                    "-- --erosion 2 --hydraulic 4 --mesh scalar 2>&1 && "
+                    "grep -c '[0-9],[0-9]' '%s/out/report.txt'; "
+                    "grep '^tile wall' '%s/out/report.txt'",
+                    loc, wg_srcdir(), dir, dir, dir);
+    CHECK(st == 0 && strstr(c.out, "\n0\ntile wall: total 0.") &&
+              !strstr(c.out, "mean 0.000 s") && !strstr(c.out, "rate inf"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
