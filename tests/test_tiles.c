@@ -660,3 +660,25 @@ WG_TEST(tiles_report_in_a_comma_locale)
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A worldgen whose path has a newline is refused before anything is
+ * planned: the plan keeps the path on a line, so its second part had
+ * become a key, every tile had failed, and the plan had refused the next
+ * command, with the right worldgen, for ever. */
+WG_TEST(tiles_worldgen_path_with_a_newline)
+{
+    char dir[512];
+    tl_dir(dir, "tl-newline");
+    wg_cli c;
+    tl_run(&c, "cd '%s' && mkdir 'wg\nx' && cp '%s/worldgen' 'wg\nx/worldgen' && "
+                    "'%s/scripts/tiles' --size 40 --tile 20 --plan-only -q --worldgen "
+                    "\"$PWD/wg\nx/worldgen\" --out out; echo \"status $?\"; "
+                    "'%s/scripts/tiles' --size 40 --tile 20 --plan-only -q --out out",
+                    dir, wg_srcdir(), wg_srcdir(), wg_srcdir());
+    CHECK(strstr(c.out, "status 2\n") &&
+              strstr(c.err, "a path with a newline cannot go in the plan"),
+          "%s%s", c.out, c.err);
+    CHECK(c.status == 0 && strstr(c.out, "plan ") && !strstr(c.err, "other options"),
+          "the right worldgen refused after it: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
