@@ -682,3 +682,19 @@ WG_TEST(tiles_worldgen_path_with_a_newline)
           "the right worldgen refused after it: status %d: %s%s", c.status, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* An --out folder that takes no files (read-only; here its .lock is a
+ * folder, which root cannot write either) is said to be so: it had been
+ * called busy, "another scripts/tiles is running". */
+WG_TEST(tiles_out_that_takes_no_files)
+{
+    char dir[512];
+    tl_dir(dir, "tl-nolock");
+    wg_cli c;
+    int st = tl_run(&c, "mkdir -p '%s/out/.lock' && '%s/scripts/tiles' --size 40 --tile 20 "
+                    "--plan-only -q --out '%s/out'", dir, wg_srcdir(), dir);
+    CHECK(st == 1 && strstr(c.err, "tl-nolock/out: Is a directory") &&
+              !strstr(c.err, "another scripts/tiles is running") && !c.out[0],
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
