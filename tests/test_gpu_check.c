@@ -1,0 +1,89 @@
+/* test_gpu_check.c: scripts/gpu-check's plumbing, in a tree of its own
+ * (a copy of the script, a Makefile that makes stand-ins, a bundle whose
+ * programs exit 0 at once): 'run' writes the source tree's ./worldgen and
+ * tests/run, so it never runs in the tree under test. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+
+/* A fresh tree 'name' under the runner's folder (its path in buf[512]):
+ * scripts/gpu-check, a Makefile whose worldgen and tests/run are stand-ins
+ * made only where missing, and a bundle in .gpu whose exec exits 0. */
+static const char *gc_tree(char *buf, const char *name)
+{
+    snprintf(buf, 512, "%s/%s", wg_tmpdir(), name);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/scripts' '%s/tests' '%s/.gpu/bin' && cd '%s' && "
+             "cp '%s/scripts/gpu-check' scripts/ && "
+             "printf 'worldgen tests/run:\\n\\tcp /bin/true $@\\n' > Makefile && "
+             "printf '#!/bin/sh\\nexit 0\\n' > .gpu/exec && cp .gpu/exec .gpu/bin/worldgen && "
+             "chmod +x .gpu/exec .gpu/bin/worldgen",
+             buf, buf, buf, buf, buf, wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "%s: %s", cmd, c.err);
+    wg_cli_free(&c);
+    return buf;
+}
+
+/* run OUT: OUT is where the script was started, not the tree (which the
+ * script enters); an OUT whose gpu-check.txt cannot be written fails at
+ * once (exit 1), not after every part, with 'every part passed' and no
+ * log; --help works from anywhere. */
+WG_TEST(gpu_check_run_out)
+{
+    char tree[512], cmd[4096];
+    gc_tree(tree, "gc-out");
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/elsewhere' && cd '%s/elsewhere' && "
+             "GPU_CHECK_QUICK=1 timeout 60 ../scripts/gpu-check run rel >/dev/null 2>&1; "
+             "echo \"status $?\"; ls rel ../rel 2>&1 | sed 's/:.*//'",
+             tree, tree);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "gpu-check.txt\n") && !strstr(c.out, "../rel"),
+          "OUT not where it was started: %s", c.out);
+    wg_cli_free(&c);
+
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s/o/gpu-check.txt' && cd '%s' && GPU_CHECK_QUICK=1 timeout 60 "
+             "scripts/gpu-check run o", tree, tree);
+    c = wg_cli_sh(cmd);
+    CHECK(c.status == 1 && strstr(c.err, "cannot write ") &&
+              strstr(c.err, "o/gpu-check.txt: Is a directory") &&
+              !strstr(c.out, "== machine"),
+          "status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+
+    snprintf(cmd, sizeof cmd, "cd '%s/elsewhere' && ../scripts/gpu-check --help", tree);
+    c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strstr(c.out, "gpu-check: the Vulkan backend") && !c.err[0],
+          "--help: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* bundle after a run here: run leaves wrappers of the bundle as ./worldgen
+ * and tests/run, which make finds up to date; bundled, the wrapper had
+ * exec'd itself for ever.  The build's own programs are bundled. */
+WG_TEST(gpu_check_bundle_after_run)
+{
+    wg_cli c = wg_cli_sh("command -v jq");
+    int jq = c.status == 0;
+    wg_cli_free(&c);
+    if (!jq) {
+        wg_skip("no jq: gpu-check bundle needs it (make deps installs it)");
+        return;
+    }
+    char tree[512], cmd[4096];
+    gc_tree(tree, "gc-bundle");
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && GPU_CHECK_QUICK=1 timeout 60 scripts/gpu-check run o >/dev/null 2>&1; "
+             "head -n 2 worldgen | tail -n 1; timeout 60 scripts/gpu-check bundle >/dev/null && "
+             "cmp .gpu/bin/worldgen /bin/true && cmp .gpu/bin/run /bin/true && echo bundled",
+             tree);
+    c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "/.gpu/exec\" worldgen") && strstr(c.out, "\nbundled\n"),
+          "status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
