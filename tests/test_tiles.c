@@ -594,6 +594,7 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -- --bogus", "unknown option '--bogus'"},
         {"--size 100 --tile 10 -j abc", "-j 'abc': N tiles at once"},
         {"--size 100 --tile 10 -j 2x", "-j '2x'"},
+        {"--size 100 --tile 10 -j 0%", "-j '0%': N tiles"}, /* parallel: no job */
         /* A plan of a line a tile, bounded: 1.1e12 lines had filled the
          * disk and left plan.tmp. */
         {"--size 1048577 --tile 1",
@@ -695,6 +696,26 @@ WG_TEST(tiles_out_that_takes_no_files)
                     "--plan-only -q --out '%s/out'", dir, wg_srcdir(), dir);
     CHECK(st == 1 && strstr(c.err, "tl-nolock/out: Is a directory") &&
               !strstr(c.err, "another scripts/tiles is running") && !c.out[0],
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* GNU parallel failing before any tile (a TMPDIR it cannot use) is said to
+ * be parallel's failure: the run had said 'the same command again makes
+ * them', which meets the same failure. */
+WG_TEST(tiles_parallel_failing_before_any_tile)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-parfail");
+    wg_cli c;
+    int st = tl_run(&c, "touch '%s/file' && TMPDIR='%s/file' '%s/scripts/tiles' --size 40 "
+                    "--tile 20 -q -j 2 --out '%s/out' -- --erosion 2 --hydraulic 4 "
+                    "--mesh scalar", dir, dir, wg_srcdir(), dir);
+    CHECK(st == 1 && strstr(c.err, "GNU parallel failed (status ") &&
+              strstr(c.err, "before any tile: none made") &&
+              !strstr(c.err, "the same command again"),
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
