@@ -18,9 +18,11 @@ ranges and forms (--size 2..65536, --octaves 1..16, --erosion 0..10000,
 --hydraulic 0..100000 and --seed 0..2^64-1, each decimal or 0x hex;
 --sea-level a decimal number in 0..1), and so is the folder --prefix
 writes in: a bad one is a usage error (exit 2) that names the option, the
-value and the valid range.
+value and the valid range.  The five outputs are written as a set: where
+one cannot be written (exit 1), the files an earlier run left stay as they
+were, and no temporary is left, on SIGINT, SIGTERM or SIGHUP either.
 """
-import struct, math, sys, argparse, os, re
+import struct, math, sys, argparse, os, re, signal
 
 _S = struct.Struct('<f')
 _I = struct.Struct('<I')
@@ -226,6 +228,33 @@ def write_raw(path, vals):
     with open(path, 'wb') as f:
         f.write(b''.join(_S.pack(v) for v in vals))
 
+# The outputs as a set: each to a temporary beside it, then all renamed.  A
+# write that fails (a full disk, a file size limit, a signal) leaves the set
+# an earlier run wrote and no temporary: written in place, the first had
+# been left truncated among the others' old contents.
+def write_set(prefix, outputs):
+    tmps = []
+    try:
+        for suffix, vals in outputs:
+            tmps.append('%s%s.tmp.%d' % (prefix, suffix, os.getpid()))
+            try:
+                write_raw(tmps[-1], vals)
+            except OSError as e:
+                e.filename = prefix + suffix  # the output, not its temporary
+                raise
+        for (suffix, _), tmp in zip(outputs, tmps):
+            os.replace(tmp, prefix + suffix)
+        tmps = []
+    finally:
+        for tmp in tmps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+def on_signal(sig, frame):
+    sys.exit(128 + sig)  # through write_set's finally
+
 # The arguments' forms and ranges, worldgen's (worldgen.c's parse_u64 and
 # parse_float, backends/spec.h's limits): a whole number is decimal or 0x
 # hex, with no sign, space, '_' or other base (which int() would take); a
@@ -269,6 +298,11 @@ if __name__ == '__main__':
     ap.add_argument('--prefix', required=True,
                     help='the outputs are PREFIX' + ', PREFIX'.join(OUTPUTS))
     a = ap.parse_args()
+    # A termination runs write_set's clean-up too (SIGINT does, as
+    # KeyboardInterrupt; Python ignores SIGXFSZ: a file size limit is an
+    # OSError).
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, on_signal)
     # The outputs' folder, before minutes of computing.
     for suffix in OUTPUTS:
         path = a.prefix + suffix
@@ -282,8 +316,7 @@ if __name__ == '__main__':
         if os.path.isdir(path):
             ap.error("argument --prefix: cannot write '%s': it is a directory" % path)
     L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic, a.sea_level, a.seed)
-    for suffix, vals in zip(OUTPUTS, (h1, h2, h3, w3, s3)):
-        try:
-            write_raw(a.prefix + suffix, vals)
-        except OSError as e:
-            sys.exit('%s: cannot write %s: %s' % (ap.prog, a.prefix + suffix, e.strerror or e))
+    try:
+        write_set(a.prefix, list(zip(OUTPUTS, (h1, h2, h3, w3, s3))))
+    except OSError as e:
+        sys.exit('%s: cannot write %s: %s' % (ap.prog, e.filename, e.strerror or e))
