@@ -560,6 +560,35 @@ WG_TEST(tiles_shared_edges_plan_suggests_whole_tiles)
     wg_cli_free(&c);
 }
 
+/* The mosaic's geotransform is the whole run's to the bit.  gdalbuildvrt's
+ * default resolution is the mean of the tiles' pixel sizes: 9 equal
+ * 6/7's summed and divided by 9 came out 1 ulp small (0.857142857142857
+ * against 0.8571428571428571), and 100 tiles of 1 in a world of 10 were 3
+ * ulp off, a mosaic a little smaller than the world it claims to be.
+ * gdalinfo -json gives the doubles whole (its text form rounds to 15
+ * digits, which hid this). */
+WG_TEST(tiles_mosaic_geotransform_is_the_whole_runs_to_the_bit)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-geo");
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size 8 --tile 3 -q --no-water "
+                    "--out '%s' -- --erosion 1 --hydraulic 1 --mesh scalar "
+                    ">/dev/null && ./worldgen --size 8 --erosion 1 "
+                    "--hydraulic 1 --mesh scalar -q --no-image --heightmap "
+                    "'%s/whole.tif' && cd '%s' && for f in height.vrt whole.tif; do "
+                    "gdalinfo -json \"$f\" 2>/dev/null | tr -d ' \\n' | "
+                    "grep -o '\"geoTransform\":\\[[^]]*\\]'; done",
+                    wg_srcdir(), dir, dir, dir);
+    char *nl = c.out ? strchr(c.out, '\n') : NULL;
+    CHECK(st == 0 && nl && strncmp(c.out, nl + 1, (size_t)(nl - c.out)) == 0 &&
+              strstr(c.out, "geoTransform"),
+          "status %d: the mosaic, then the whole run:\n%s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(tiles_usage_errors)
 {
     static const struct {
