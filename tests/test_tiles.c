@@ -589,6 +589,35 @@ WG_TEST(tiles_mosaic_geotransform_is_the_whole_runs_to_the_bit)
     wg_cli_free(&c);
 }
 
+/* An .r16 mosaic unscaled is the whole run's .r16 unscaled, to the bit.
+ * gdalbuildvrt (GDAL 3.6) writes a band's <Scale> and <Offset> with 16
+ * digits, and 1/65535 and -32768/65535 need 17: the sediment's offset
+ * came out -0.5000076295109483 for the tiles' -0.50000762951094835, so a
+ * cell with no sediment (32768) read -1.1e-16 from the mosaic and 0 from
+ * the whole run's map (one cell of 21 x 21 here). */
+WG_TEST(tiles_r16_mosaic_unscales_as_the_whole_run)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-r16-unscale");
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size 21 --tile 4 --format r16 "
+                    "--sediment -q --out '%s' -- --erosion 2 --hydraulic 5 "
+                    "--mesh scalar >/dev/null && ./worldgen --size 21 "
+                    "--erosion 2 --hydraulic 5 --mesh scalar -q --no-image "
+                    "--heightmap '%s/h.r16' --watermap '%s/w.r16' "
+                    "--sedimentmap '%s/s.r16' && cd '%s' && for k in height "
+                    "water sediment; do f=$(echo $k | cut -c1); "
+                    "for m in $k.vrt $f.r16; do gdal_translate -q -of ENVI "
+                    "-ot Float32 -unscale $m $m.raw >/dev/null || exit 1; "
+                    "done; cmp $k.vrt.raw $f.r16.raw || "
+                    "grep -e Offset -e Scale $k.vrt; done",
+                    wg_srcdir(), dir, dir, dir, dir, dir);
+    CHECK(st == 0 && !c.out[0], "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(tiles_usage_errors)
 {
     static const struct {
