@@ -394,6 +394,20 @@ static void obj_plan_free(obj_plan *pl)
     free(pl->vu);
 }
 
+/* A file beside the OBJ as its mtllib or map_Kd line names it.  The
+ * readers take the rest of the line as the name, but trim the spaces it
+ * starts with (' w.mtl' was read as 'w.mtl', not found), and a map_Kd
+ * name that starts with '-' is read as the statement's options ('-bm 2
+ * x_albedo.png' as bump 2 on x_albedo.png, another file; '-clamp
+ * on_albedo.png' as no texture): such a name is written as './' and the
+ * name, the same file to every reader. */
+static int obj_append_name(obj_buf *b, const char *name)
+{
+    if ((name[0] == ' ' || name[0] == '-') && obj_append(b, "./", 2) != 0)
+        return -1;
+    return obj_append(b, name, strlen(name));
+}
+
 /* What the file starts with: the header as comments, the material file
  * and the terrain object. */
 static int obj_start(const obj_plan *pl, obj_buf *b)
@@ -406,8 +420,7 @@ static int obj_start(const obj_plan *pl, obj_buf *b)
              "west of it; face indices relative (-1: the last read)\n",
              pl->n, pl->n);
     if (obj_comment(b, pl->header) || obj_append(b, line, strlen(line)) ||
-        obj_append(b, "mtllib ", 7) ||
-        obj_append(b, pl->mtl_name, strlen(pl->mtl_name)))
+        obj_append(b, "mtllib ", 7) || obj_append_name(b, pl->mtl_name))
         return -1;
     static const char s[] = "\no terrain\nusemtl terrain\ns 1\n";
     return obj_append(b, s, sizeof s - 1);
@@ -834,7 +847,7 @@ int wg_mtl_write(FILE *fp, const char *header, const char *texture_name,
                                 "d 0.600000\n"
                                 "illum 2\n";
     if (obj_comment(&b, header) || obj_append(&b, terrain, sizeof terrain - 1) ||
-        obj_append(&b, texture_name, strlen(texture_name)) ||
+        obj_append_name(&b, texture_name) ||
         obj_append(&b, water, sizeof water - 1)) {
         free(b.base);
         return wg_fail(err, "out of memory");

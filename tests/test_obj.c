@@ -702,6 +702,66 @@ WG_TEST(obj_name_with_spaces_round_trips)
     CHECK(obj_png_size(tex, &w, &h) == 0 && w == OBJ_N && h == OBJ_N);
 }
 
+/* The name on a line of mtllib or map_Kd as the readers take it: the rest
+ * of the line, its leading spaces trimmed, and options (a word that
+ * starts with '-') skipped as Blender's MTL reader skips them; NULL when
+ * the line is not there. */
+static char *obj_named(const char *text, const char *key)
+{
+    char want[32];
+    snprintf(want, sizeof want, "\n%s ", key);
+    const char *p = text ? strstr(text, want) : NULL;
+    if (!p)
+        return NULL;
+    p += strlen(want);
+    while (*p == ' ')
+        p++;
+    if (*p == '-') /* an option, and its value: not the file */
+        return strdup("(an option)");
+    size_t len = strcspn(p, "\n");
+    char *name = malloc(len + 1);
+    memcpy(name, p, len);
+    name[len] = '\0';
+    return name;
+}
+
+/* A name that starts with a space (trimmed by the readers) or with '-'
+ * (taken for map_Kd's options: '-bm 2 x_albedo.png' is bump 2 on another
+ * file) is written as './' and the name: the readers find the files. */
+WG_TEST(obj_name_with_leading_space_or_dash_is_found)
+{
+    static const char *const names[] = {" lead", "-bm 2 x", "-clamp on", "-o 1"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char path[300], mtl[300], want[300];
+        snprintf(path, sizeof path, "%s/%s.obj", wg_tmpdir(), names[i]);
+        snprintf(mtl, sizeof mtl, "%s/%s.mtl", wg_tmpdir(), names[i]);
+        wg_cli c = obj_run(path);
+        CHECK(c.status == 0, "%s", c.err);
+        wg_cli_free(&c);
+        char *o = wg_read_file(path, NULL), *m = wg_read_file(mtl, NULL);
+        char *lib = obj_named(o, "mtllib"), *map = obj_named(m, "map_Kd");
+        snprintf(want, sizeof want, "./%s.mtl", names[i]);
+        CHECK(lib && strcmp(lib, want) == 0, "'%s': mtllib '%s'", names[i],
+              lib ? lib : "(none)");
+        snprintf(want, sizeof want, "./%s_albedo.png", names[i]);
+        CHECK(map && strcmp(map, want) == 0, "'%s': map_Kd '%s'", names[i],
+              map ? map : "(none)");
+        free(lib);
+        free(map);
+        free(o);
+        free(m);
+    }
+    /* Other names as they are. */
+    char path[300];
+    snprintf(path, sizeof path, "%s/in-side.obj", wg_tmpdir());
+    wg_cli c = obj_run(path);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    char *o = wg_read_file(path, NULL);
+    CHECK(o && strstr(o, "\nmtllib in-side.mtl\n"), "no plain mtllib line");
+    free(o);
+}
+
 /* A control character in the file name would break the mtllib line: a
  * usage error that names --obj, shows the name escaped and says why. */
 WG_TEST(obj_control_characters_in_the_name_are_refused)
