@@ -576,7 +576,8 @@ static int check_picture_args(settings *s)
      * control character in the file name would break the line.  Spaces
      * are fine (the readers take the rest of the line). */
     const char *base = s->obj ? strrchr(s->obj, '/') : NULL;
-    for (base = base ? base + 1 : s->obj; base && *base; base++)
+    const char *file = base = base ? base + 1 : s->obj;
+    for (; base && *base; base++)
         if ((unsigned char)*base < 0x20 || *base == 0x7f) {
             static char shown[4 * 4096 + 4];
             size_t k = 0;
@@ -596,6 +597,14 @@ static int check_picture_args(settings *s)
                                "(valid: any name without one; spaces are "
                                "fine)", shown);
         }
+    /* Nor a backslash: the readers take it for a folder's end (Blender
+     * looked for 'a\b.mtl' as 'b.mtl' in a folder 'a\', and found
+     * neither the material nor the texture), and OBJ has no escape. */
+    if (file && strchr(file, '\\'))
+        return usage_error("--obj: '%s': a backslash in the file name would be "
+                           "read as a folder's end on the OBJ's mtllib line "
+                           "and the MTL's map_Kd line (valid: any name "
+                           "without one)", s->obj);
     char mtl[4096], tex[4096];
     if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
         return usage_error("--obj: '%s' is too long a path", s->obj);

@@ -790,6 +790,26 @@ WG_TEST(obj_control_characters_in_the_name_are_refused)
     wg_cli_free(&c);
 }
 
+/* A backslash in the file name is a folder's end to the readers (Blender
+ * looked for 'a\\b.mtl' as 'b.mtl' in a folder 'a\\': no material, no
+ * texture), and OBJ has no escape for it: a usage error that writes
+ * nothing.  In a folder's name it never reaches the file: fine. */
+WG_TEST(obj_backslash_in_the_name_is_refused)
+{
+    wg_cli c = wg_cli_sh("mkdir -p bs && cd bs && ../worldgen --size 17 --mesh scalar "
+                         "-q --no-image --obj 'a\\b.obj'; echo \"rc=$?\"; ls");
+    CHECK(strstr(c.out, "rc=2\n") && !strstr(c.out, ".mtl") &&
+              !strstr(c.out, ".obj") && strstr(c.err, "--obj: 'a\\b.obj'") &&
+              strstr(c.err, "backslash"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("mkdir -p 'bs\\dir' && ./worldgen --size 17 --mesh scalar -q "
+                  "--no-image --obj 'bs\\dir/w.obj' && grep -c '^mtllib w.mtl$' "
+                  "'bs\\dir/w.obj'");
+    CHECK(c.status == 0 && strcmp(c.out, "1\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* Blender (where it is on PATH) imports the relative indices as the
  * mesh: both objects with their materials, N*N terrain vertices and two
  * triangles a cell, every corner with its texture coordinate, and the
