@@ -203,7 +203,8 @@ static void usage(FILE *fp)
 "      --sea-level H        the sea's height, 0..1 (default 0.25)\n"
 "      --region X,Y,W,H     make and write only columns X..X+W-1 and rows\n"
 "                           Y..Y+H-1 of the world: the same values, to the bit,\n"
-"                           as that window of the whole world\n"
+"                           as that window of the whole world on the same\n"
+"                           backend\n"
 "\n"
 "Backends:\n"
 "      --mesh LIST          the backends to run, comma-separated:");
