@@ -630,11 +630,25 @@ fail:
 void vulkan_set_write(vulkan_dev *d, VkDescriptorSet set,
                       const vulkan_bind *bind, uint32_t count)
 {
+    const VkPhysicalDeviceLimits *lim = &d->props.limits;
     for (uint32_t b = 0; b < count; b++) {
+        /* The whole buffer, up to the device's range for the type: a
+         * binding the world's pipelines never read may be larger (the
+         * hydraulic state, 16 bytes a cell, also bound as a storage buffer
+         * while the shaders read it through texel views), and a range past
+         * the limit is invalid even unused.  vulkan_plan() refuses a world
+         * whose used bindings would not fit. */
+        VkDeviceSize range = bind[b].buf ? bind[b].buf->size : 0;
+        if (bind[b].type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER &&
+            range > lim->maxStorageBufferRange)
+            range = lim->maxStorageBufferRange;
+        if (bind[b].type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER &&
+            range > lim->maxUniformBufferRange)
+            range = lim->maxUniformBufferRange;
         VkDescriptorBufferInfo info = {
             .buffer = bind[b].buf ? bind[b].buf->buf : VK_NULL_HANDLE,
             .offset = 0,
-            .range = VK_WHOLE_SIZE,
+            .range = range,
         };
         int texel =
             bind[b].type == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ||

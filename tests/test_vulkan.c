@@ -653,3 +653,21 @@ WG_TEST(vulkan_hydraulic_staged_and_buffers)
         unsetenv(env[e]);
     }
 }
+
+/* The hydraulic state and routing (16 bytes a cell) are bound both as
+ * texel views and as storage buffers; with texels the shaders read only
+ * the views, so a world whose state is larger than maxStorageBufferRange
+ * but whose single fields fit still runs.  Each storage binding must stay
+ * within the range even unused: lavapipe allows 128 MiB, and at 2900 (8.4
+ * M cells, 134.56 MB of state) its whole-buffer bindings were a validation
+ * error (VUID-VkWriteDescriptorSet-descriptorType-00333) in every run with
+ * hydraulic steps from 2897 up to 5792.  On a device with a larger range
+ * this is one more large world against scalar. */
+WG_TEST(vulkan_hydraulic_state_beyond_storage_range)
+{
+    if (!vk_test_available())
+        return;
+    wg_world w = {.size = 2900, .octaves = 1, .passes = 0, .steps = 1,
+                  .sea = 0.25f, .seed = 3};
+    vk_test_world_against_scalar(&w);
+}
