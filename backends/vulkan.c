@@ -476,12 +476,22 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
              gy = (v->all.h + v->wg_y - 1) / v->wg_y;
     if (gx > lim->maxComputeWorkGroupCount[0] ||
         gy > lim->maxComputeWorkGroupCount[1])
-        return wg_fail(err, "vulkan: %s needs %llu x %llu workgroups, but "
-                       "%s dispatches at most %u x %u", v->d.what,
-                       (unsigned long long)gx, (unsigned long long)gy,
+        /* Only a region this long reaches it (1048560 cells a side on a
+         * device with the minimum 65535): say what fits. */
+        return wg_fail(err, "vulkan: computing %s takes %llu x %llu "
+                       "workgroups of %ux%u cells, but %s dispatches at "
+                       "most %u x %u (maxComputeWorkGroupCount): use a "
+                       "--region whose cells with the halo are at most "
+                       "%llu across and %llu down, or a CPU backend",
+                       v->d.what, (unsigned long long)gx,
+                       (unsigned long long)gy, v->wg_x, v->wg_y,
                        v->d.props.deviceName,
                        lim->maxComputeWorkGroupCount[0],
-                       lim->maxComputeWorkGroupCount[1]);
+                       lim->maxComputeWorkGroupCount[1],
+                       (unsigned long long)lim->maxComputeWorkGroupCount[0] *
+                           v->wg_x,
+                       (unsigned long long)lim->maxComputeWorkGroupCount[1] *
+                           v->wg_y);
     return 0;
 }
 

@@ -671,3 +671,31 @@ WG_TEST(vulkan_hydraulic_state_beyond_storage_range)
                   .sea = 0.25f, .seed = 3};
     vk_test_world_against_scalar(&w);
 }
+
+/* A region 1048577 cells long needs 65537 workgroups of 16 along it, past
+ * the 65535 most devices dispatch (maxComputeWorkGroupCount: lavapipe's
+ * both sides, an NVIDIA GPU's y).  The refusal must name the limit and
+ * what fits; it had said "the ... cells ... needs 1 x 65537 workgroups"
+ * with no way out.  A device that dispatches more runs it. */
+WG_TEST(vulkan_region_past_workgroup_count)
+{
+    if (!vk_test_available())
+        return;
+    static const char *cmd[] = {
+        "./worldgen --size 1048577 --region 0,0,1048577,1 --erosion 0 "
+        "--hydraulic 0 --no-image -q --mesh vulkan",
+        "./worldgen --size 1048577 --region 0,0,1,1048577 --erosion 0 "
+        "--hydraulic 0 --no-image -q --mesh vulkan",
+    };
+    for (size_t i = 0; i < sizeof cmd / sizeof cmd[0]; i++) {
+        wg_cli c = wg_cli_sh(cmd[i]);
+        CHECK(c.status == 0 ||
+                  (c.status == 1 &&
+                   strstr(c.err, "(maxComputeWorkGroupCount): use a "
+                          "--region whose cells with the halo are at most") &&
+                   strstr(c.err, "or a CPU backend") &&
+                   strchr(c.err, '\n') == strrchr(c.err, '\n')),
+              "%s: status %d\n%s", cmd[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
