@@ -547,6 +547,24 @@ static VkDeviceSize vulkan_cells(const vulkan_ctx *v, int f)
     return wg_rect_cells(v->all);
 }
 
+/* The staging buffers' layout (staged): the window's rows at R's stride,
+ * from the window's first cell to its last, one contiguous span of R
+ * (the window itself when it spans R's width).  One copy a field: a copy
+ * region per row had made a tall region's readback 6 x rows copies, and
+ * the validation layer checks their overlaps pairwise (20000 rows took it
+ * 176 s, a region 1048560 rows tall would not end). */
+static wg_rect vulkan_span(const vulkan_ctx *v)
+{
+    return (wg_rect){v->win.x, v->win.y, v->all.w, v->win.h};
+}
+
+/* Floats of the span: its rows but the last one whole, then the window's
+ * part of that. */
+static VkDeviceSize vulkan_span_floats(const vulkan_ctx *v)
+{
+    return (VkDeviceSize)(v->win.h - 1) * v->all.w + v->win.w;
+}
+
 /* ----------------------------------------------------------------- buffers */
 
 /* The params block of the shaders, from the job's host constants and R. */
@@ -604,8 +622,8 @@ static int vulkan_create_buffers(vulkan_ctx *v, char *err)
     const VkBufferUsageFlags xfer = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     vulkan_dev *d = &v->d;
-    /* The results come back as the window alone (vulkan_normals). */
-    VkDeviceSize field = wg_rect_cells(v->win) * sizeof(float);
+    /* The results come back as the window's span (vulkan_span). */
+    VkDeviceSize field = vulkan_span_floats(v) * sizeof(float);
     VkDeviceSize lat = (VkDeviceSize)WG_LATTICE_R * WG_LATTICE_R * 4 *
                        sizeof(float);
     /* Staged: everything the shaders touch is device-local (else any
@@ -1319,26 +1337,16 @@ static int vulkan_normals(void *ctx, wg_times *t, char *err)
                        VK_ACCESS_SHADER_WRITE_BIT,
                        VK_PIPELINE_STAGE_TRANSFER_BIT,
                        VK_ACCESS_TRANSFER_READ_BIT);
-        /* The window's rows of R: one copy when they are contiguous (a
-         * whole run), else one a row. */
-        uint32_t rows = v->win.w == v->all.w ? 1 : v->win.h;
-        VkDeviceSize len = (VkDeviceSize)(rows == 1 ? v->win.h : 1) *
-                           v->win.w * sizeof(float);
-        VkBufferCopy *regions = malloc(rows * sizeof *regions);
-        if (!regions)
-            return wg_fail(err, "vulkan: out of memory");
-        for (uint32_t y = 0; y < rows; y++)
-            regions[y] = (VkBufferCopy){
-                .srcOffset = (((VkDeviceSize)(v->win.y + y - v->all.y) *
-                               v->all.w) + (v->win.x - v->all.x)) *
-                             sizeof(float),
-                .dstOffset = (VkDeviceSize)y * v->win.w * sizeof(float),
-                .size = len,
-            };
+        /* The window's span of R (vulkan_span), one copy a field. */
+        VkBufferCopy span = {
+            .srcOffset = (((VkDeviceSize)(v->win.y - v->all.y) * v->all.w) +
+                          (v->win.x - v->all.x)) * sizeof(float),
+            .dstOffset = 0,
+            .size = vulkan_span_floats(v) * sizeof(float),
+        };
         for (int i = 0; i < VULKAN_RESULTS; i++)
             vkCmdCopyBuffer(v->cmd, v->field[vulkan_result_field(v, i)].buf,
-                            v->rb[i].buf, rows, regions);
-        free(regions);
+                            v->rb[i].buf, 1, &span);
         vulkan_timestamp(v, VULKAN_TS_COPIES);
         /* The host reads the staging buffers after the fence. */
         vulkan_barrier(v->cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -1404,8 +1412,9 @@ static int vulkan_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
                                  v->out.sediment, v->out.nx,
                                  v->out.ny,      v->out.nz};
     /* One bulk copy per field, each from its own buffer (staged: the
-     * window already; mapped: the window's rows of R). */
-    const wg_rect win = v->win, all = v->staged ? v->win : v->all;
+     * window's span; mapped: R), the window's rows when they are not all
+     * of it. */
+    const wg_rect win = v->win, all = v->staged ? vulkan_span(v) : v->all;
     for (int i = 0; i < VULKAN_RESULTS; i++) {
         const vulkan_buf *from =
             v->staged ? &v->rb[i] : &v->field[vulkan_result_field(v, i)];
