@@ -1814,7 +1814,7 @@ static int run(const settings *s, int argc, char **argv)
     progress_clear();
     if (!s->quiet) {
         wg_report_skipped(tables, skipped, nsk);
-        wg_report_table(tables, &s->world, res, n, ref);
+        wg_report_table(tables, &s->world, s->region, res, n, ref);
         wg_report_agreement(tables, res, n);
     }
     /* The outputs come from the reference when it ran (every other backend
@@ -1876,7 +1876,8 @@ static int run(const settings *s, int argc, char **argv)
     int threads = cpu_threads(s) ? cpu_threads(s)
                                  : (int)sysconf(_SC_NPROCESSORS_ONLN);
     wg_report_run jr = {
-        .world = &s->world, .results = res, .n = n, .reference = ref,
+        .world = &s->world, .region = s->region, .results = res, .n = n,
+        .reference = ref,
         .skipped = skipped, .nskipped = nsk, .checked = s->check,
         .render = &rep, .heights = s->histogram ? &st : NULL,
         .water = s->histogram ? &ws : NULL, .threads = threads,

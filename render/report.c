@@ -12,15 +12,20 @@ double wg_times_total(const wg_times *t)
     return t->terrain + t->erosion + t->hydraulic + t->normals + t->readback;
 }
 
-void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
-                     const wg_result *reference)
+void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
+                     const wg_result *r, int n, const wg_result *reference)
 {
     fprintf(fp, "world   %" PRIu32 "x%" PRIu32 " grid, %" PRIu32
                 " octave%s, %" PRIu32 " erosion pass%s, %" PRIu32
-                " hydraulic step%s, sea level %g, seed %" PRIu64 "\n",
+                " hydraulic step%s, sea level %g, seed %" PRIu64,
             w->size, w->size, w->octaves, w->octaves == 1 ? "" : "s",
             w->passes, w->passes == 1 ? "" : "es", w->steps,
             w->steps == 1 ? "" : "s", (double)w->sea, w->seed);
+    /* A window's run says so: its histogram and maps are the window's. */
+    if (region.w)
+        fprintf(fp, ", region %" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32,
+                region.x, region.y, region.w, region.h);
+    fputc('\n', fp);
     for (int i = 0; i < n; i++)
         if (r[i].device[0])
             fprintf(fp, "device  %s: %s\n", r[i].backend->name, r[i].device);
@@ -181,9 +186,16 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
     fprintf(fp, "  \"world\": {\"size\": %" PRIu32 ", \"octaves\": %" PRIu32
                 ", \"passes\": %" PRIu32 ", \"steps\": %" PRIu32
                 ", \"sea\": %.9g, \"seed\": %" PRIu64
-                ", \"seed_hex\": \"0x%" PRIx64 "\"},\n",
+                ", \"seed_hex\": \"0x%" PRIx64 "\", \"region\": ",
             w->size, w->octaves, w->passes, w->steps, (double)w->sea, w->seed,
             w->seed);
+    /* The window a --region run made (its histogram is the window's). */
+    if (run->region.w)
+        fprintf(fp, "{\"x\": %" PRIu32 ", \"y\": %" PRIu32 ", \"width\": %"
+                    PRIu32 ", \"height\": %" PRIu32 "}},\n", run->region.x,
+                run->region.y, run->region.w, run->region.h);
+    else
+        fputs("null},\n", fp);
     fputs("  \"backends\": [", fp);
     double ref = run->reference ? wg_times_total(&run->reference->t) : 0.0;
     for (int i = 0; i < n; i++) {

@@ -28,12 +28,13 @@ typedef struct wg_skipped {
 /* Seconds of the stages and the readback; setup is shown but not added. */
 double wg_times_total(const wg_times *t);
 
-/* The 'world' line, a 'device' line per GPU backend, then one row per
+/* The 'world' line (with the window of a --region run: region.w = 0 for
+ * the whole world), a 'device' line per GPU backend, then one row per
  * result: setup, terrain, erosion, hydraulic, normals, readback, total,
  * and the speedup against 'reference' (the scalar result, or NULL: then
  * '-'). */
-void wg_report_table(FILE *fp, const wg_world *w, const wg_result *r, int n,
-                     const wg_result *reference);
+void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
+                     const wg_result *r, int n, const wg_result *reference);
 
 /* One 'skip' line per backend that is not available here. */
 void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n);
@@ -44,7 +45,8 @@ void wg_report_agreement(FILE *fp, const wg_result *r, int n);
 
 /* The ten-bin height distribution, the range, the 15th, 50th and 85th
  * percentiles (a report: the materials do not use them), and the shares of
- * the world under water and under the sea. */
+ * the world (or of a --region run's window) under water and under the
+ * sea. */
 void wg_report_histogram(FILE *fp, const wg_height_stats *s,
                          const wg_water_stats *w);
 
@@ -79,6 +81,7 @@ void wg_report_wall(FILE *fp, double wall);
 /* Everything one run measured, for --json. */
 typedef struct wg_report_run {
     const wg_world *world;
+    wg_rect region;           /* --region's window; w = 0: the world */
     const wg_result *results; /* in the order they ran */
     int n;
     const wg_result *reference; /* scalar's result, or NULL */

@@ -530,3 +530,29 @@ WG_TEST(region_cli_huge_world_runs_in_bounded_memory)
     CHECK(v && w == 256 && h == 256, "huge.pfm is %ux%u", w, h);
     free(v);
 }
+
+/* A region run's reports name the window: the world line and the JSON's
+ * world carry it, and --histogram measures the window's cells, not the
+ * world's.  Both had shown only the world's size, so a window's
+ * histogram read as the whole world's, in the table and in the JSON. */
+WG_TEST(region_cli_reports_name_the_window)
+{
+    wg_cli c = wg_cli_sh(
+        "./worldgen --size 64 --region 5,6,7,3 --mesh scalar --histogram "
+        "--no-image --json rj.json --heightmap rj.pfm && "
+        "jq -c '.world.region, ([.histogram.percent[] * 21 / 100 | "
+        ". - round | fabs < 1e-6] + [.histogram.percent | add | round] "
+        "| unique)' rj.json && "
+        "./worldgen --size 64 --mesh scalar --no-image --json - | "
+        "jq -c .world.region");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    CHECK(strstr(c.out, "world   64x64 grid, 6 octaves, 0 erosion passes, "
+                        "49 hydraulic steps, sea level 0.25, seed 1234, "
+                        "region 5,6,7,3\n"), "%s", c.out);
+    /* The JSON's world names the window, and its histogram counts the 21
+     * cells of the window (each bin a whole number of them, adding up to
+     * 100%); a whole world's region is null. */
+    CHECK(strstr(c.out, "\n{\"x\":5,\"y\":6,\"width\":7,\"height\":3}\n"
+                        "[true,100]\nnull\n"), "%s", c.out);
+    wg_cli_free(&c);
+}
