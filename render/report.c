@@ -39,8 +39,11 @@ void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
         fprintf(fp, "  %-8s %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs %8.4fs",
                 r[i].backend->name, t->setup, t->terrain, t->erosion,
                 t->hydraulic, t->normals, t->readback, total);
+        /* Below 0.05 one decimal would read 0.0x, as if the backend had
+         * not moved: two significant digits there (0.0041x). */
         if (reference && total > 0.0)
-            fprintf(fp, " %7.1fx\n", ref / total);
+            fprintf(fp, ref / total < 0.05 ? " %7.2gx\n" : " %7.1fx\n",
+                    ref / total);
         else
             fprintf(fp, " %8s\n", "-");
     }

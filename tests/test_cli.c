@@ -297,3 +297,24 @@ WG_TEST(cli_default_backend_is_auto_with_scalars_fields)
           c.status, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* The table's speedup is the JSON's to the digits it shows: below 0.05 it
+ * had one decimal, so openmp at --size 2 (its threads' wake-up against
+ * scalar's microseconds: 0.004 in the JSON) read 0.0x. */
+WG_TEST(cli_table_speedup_matches_the_json)
+{
+    wg_cli c = wg_cli_sh("./worldgen --size 2 --mesh scalar,openmp --no-image "
+                         "--json sp.json && jq '.backends[1].speedup' sp.json");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    const char *row = strstr(c.out, "\n  openmp ");
+    const char *json = strrchr(c.out, ')'); /* after the wall line */
+    double t[8] = {0}, want = -1.0;
+    CHECK(row && sscanf(row, " openmp %lfs %lfs %lfs %lfs %lfs %lfs %lfs %lfx",
+                        &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6],
+                        &t[7]) == 8, "%s", c.out);
+    CHECK(json && sscanf(json + 1, "%lf", &want) == 1 && want > 0.0, "%s",
+          c.out);
+    CHECK(fabs(t[7] - want) <= (want < 0.05 ? 0.06 * want : 0.05),
+          "the table's speedup %g, the JSON's %g: %s", t[7], want, c.out);
+    wg_cli_free(&c);
+}
