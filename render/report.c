@@ -12,6 +12,19 @@ double wg_times_total(const wg_times *t)
     return t->terrain + t->erosion + t->hydraulic + t->normals + t->readback;
 }
 
+/* A name in a table: a path as given, a driver's device name, a skipped
+ * backend's reason.  A control character (an escape sequence, a newline)
+ * is shown as \xNN, as worldgen's messages show it, so it can neither
+ * drive the terminal nor forge a line of the table. */
+static void report_text(FILE *fp, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(fp, "\\x%02x", *p);
+        else
+            fputc(*p, fp);
+}
+
 void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
                      const wg_result *r, int n, const wg_result *reference)
 {
@@ -27,8 +40,11 @@ void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
                 region.x, region.y, region.w, region.h);
     fputc('\n', fp);
     for (int i = 0; i < n; i++)
-        if (r[i].device[0])
-            fprintf(fp, "device  %s: %s\n", r[i].backend->name, r[i].device);
+        if (r[i].device[0]) {
+            fprintf(fp, "device  %s: ", r[i].backend->name);
+            report_text(fp, r[i].device);
+            fputc('\n', fp);
+        }
     fprintf(fp, "\n  %-8s %9s %9s %9s %9s %9s %9s %9s %8s\n", "backend",
             "setup", "terrain", "erosion", "hydraulic", "normals", "readback",
             "total", "speedup");
@@ -57,8 +73,11 @@ void wg_report_wall(FILE *fp, double wall)
 
 void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n)
 {
-    for (int i = 0; i < n; i++)
-        fprintf(fp, "skip    %s: %s\n", sk[i].backend->name, sk[i].why);
+    for (int i = 0; i < n; i++) {
+        fprintf(fp, "skip    %s: ", sk[i].backend->name);
+        report_text(fp, sk[i].why);
+        fputc('\n', fp);
+    }
 }
 
 void wg_report_agreement(FILE *fp, const wg_result *r, int n)
@@ -370,8 +389,10 @@ void wg_report_render(FILE *fp, const wg_render_report *r)
         {"gltf", r->gltf_path, "", r->gltf},
     };
     for (size_t i = 0; i < sizeof wr / sizeof wr[0]; i++)
-        if (wr[i].t >= 0.0 && wr[i].path)
-            fprintf(fp, "  %-11s %8.4fs  %s%s\n", wr[i].name, wr[i].t,
-                    strcmp(wr[i].path, "-") == 0 ? "(standard output)"
-                                                 : wr[i].path, wr[i].more);
+        if (wr[i].t >= 0.0 && wr[i].path) {
+            fprintf(fp, "  %-11s %8.4fs  ", wr[i].name, wr[i].t);
+            report_text(fp, strcmp(wr[i].path, "-") == 0 ? "(standard output)"
+                                                         : wr[i].path);
+            fprintf(fp, "%s\n", wr[i].more);
+        }
 }

@@ -946,6 +946,27 @@ WG_TEST(hostile_control_characters_in_paths_are_escaped)
     wg_cli_free(&c);
 }
 
+/* The tables show a path as messages do: the render block's output
+ * column had printed it raw, so a name with a newline and an escape
+ * sequence forged a second 'wall' line in the table and drove the
+ * terminal, in a run that exits 0. */
+WG_TEST(hostile_control_characters_in_table_paths_are_escaped)
+{
+    wg_cli c = hostile_sh("./worldgen --size 4 --mesh scalar --no-image "
+                          "--heightmap \"$(printf 'tp\nwall    0.000s \033[31mx.pfm')\"; "
+                          "echo $?; rm -f tp*");
+    CHECK(strstr(c.out, "  heightmap ") && strstr(c.out, "s  tp\\x0awall    0.000s "
+                                                  "\\x1b[31mx.pfm\n"), "%s", c.out);
+    int walls = 0;
+    for (const char *p = c.out; (p = strstr(p, "\nwall ")) != NULL; p++)
+        walls++;
+    CHECK(!strchr(c.out, '\033') && walls == 1, "%d wall lines: %s", walls,
+          c.out);
+    const char *end = strrchr(c.out, ')');
+    CHECK(end && strcmp(end, ")\n0\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A set whose last rename fails (the test hook WORLDGEN_FAULT=rename)
  * gives every target back what it held: the files replaced before it get
  * their old content again, new ones are removed, nothing is left beside
