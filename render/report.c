@@ -1,6 +1,7 @@
 /* report.c: the timing table, the render and writers block, the JSON and
  * the histogram. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 #include <unistd.h>
@@ -342,18 +343,39 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
     fputs("\n}\n", fp);
 }
 
+/* A share in percent with 'prec' decimals, or as many more as it takes
+ * (up to 12) not to read 0 or 100 when it is neither: one cell of 10000
+ * above the sea had read "100.0% under the sea", a bin holding the
+ * highest peaks "9:0%". */
+static void report_share(FILE *fp, double pct, int prec)
+{
+    char buf[64];
+    for (;; prec++) {
+        snprintf(buf, sizeof buf, "%.*f", prec, pct);
+        double shown = strtod(buf, NULL);
+        if (prec >= 12 || ((shown != 0.0 || pct <= 0.0) &&
+                           (shown != 100.0 || pct >= 100.0)))
+            break;
+    }
+    fprintf(fp, "%s%%", buf);
+}
+
 void wg_report_histogram(FILE *fp, const wg_height_stats *s,
                          const wg_water_stats *w)
 {
     fprintf(fp, "heights  ");
-    for (int i = 0; i < 10; i++)
-        fprintf(fp, " %d:%.0f%%", i, s->percent[i]);
+    for (int i = 0; i < 10; i++) {
+        fprintf(fp, " %d:", i);
+        report_share(fp, s->percent[i], 0);
+    }
     fprintf(fp, "\nrange     min %.4f  max %.4f\n", s->min, s->max);
     fprintf(fp, "quantiles p15 %.4f  p50 %.4f  p85 %.4f\n", s->p15, s->p50,
             s->p85);
-    fprintf(fp, "water     %.1f%% under water (deeper than %g), %.1f%% under "
-                "the sea (below %g)\n",
-            w->water, (double)WG_WATER_MIN, w->sea, (double)w->sea_level);
+    fputs("water     ", fp);
+    report_share(fp, w->water, 1);
+    fprintf(fp, " under water (deeper than %g), ", (double)WG_WATER_MIN);
+    report_share(fp, w->sea, 1);
+    fprintf(fp, " under the sea (below %g)\n", (double)w->sea_level);
 }
 
 void wg_report_render(FILE *fp, const wg_render_report *r)

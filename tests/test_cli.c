@@ -318,3 +318,43 @@ WG_TEST(cli_table_speedup_matches_the_json)
           "the table's speedup %g, the JSON's %g: %s", t[7], want, c.out);
     wg_cli_free(&c);
 }
+
+/* The histogram's shares read 0% or 100% only when they are: with the sea
+ * at the highest height every cell but the peak is under it, and the text
+ * had read "100.0% under the sea" (the JSON 99.99), the bin of the peak
+ * "9:0%" and the bin of the lowest cells "0:0%". */
+WG_TEST(cli_histogram_shares_never_round_to_all_or_none)
+{
+    wg_cli c = wg_cli_sh(
+        "m=$(./worldgen --size 100 --hydraulic 0 --mesh scalar --histogram -q "
+        "--no-image --json - | jq .histogram.max) && "
+        "./worldgen --size 100 --hydraulic 0 --mesh scalar --histogram -q "
+        "--no-image --sea-level $m --json sh.json && "
+        "jq -r '.histogram | .percent[], .water_percent, .sea_percent' sh.json");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    /* The JSON's twelve shares after the four lines of text. */
+    double want[12] = {0}, got[12] = {0};
+    const char *p = strstr(c.out, "(below ");
+    p = p ? strchr(p, '\n') : NULL;
+    for (int i = 0; p && i < 12; i++)
+        want[i] = strtod(p, (char **)&p);
+    const char *h = strstr(c.out, "heights  ");
+    for (int i = 0; h && i < 10; i++) {
+        char key[8];
+        snprintf(key, sizeof key, " %d:", i);
+        const char *k = strstr(h, key);
+        got[i] = k ? atof(k + strlen(key)) : -1.0;
+    }
+    const char *w = strstr(c.out, "water     ");
+    CHECK(w && sscanf(w, "water     %lf%% under water (deeper than 0.001), "
+                         "%lf%% under the sea", &got[10], &got[11]) == 2,
+          "%s", c.out);
+    CHECK(want[11] > 99.0 && want[11] < 100.0 && want[9] > 0.0, "%s", c.out);
+    for (int i = 0; i < 12; i++)
+        CHECK((got[i] > 0.0) == (want[i] > 0.0) &&
+              (got[i] < 100.0) == (want[i] < 100.0) &&
+              fabs(got[i] - want[i]) <= (i < 10 ? 0.5 : 0.05),
+              "share %d: the text %g, the JSON %g: %s", i, got[i], want[i],
+              c.out);
+    wg_cli_free(&c);
+}
