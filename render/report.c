@@ -13,6 +13,19 @@ double wg_times_total(const wg_times *t)
     return t->terrain + t->erosion + t->hydraulic + t->normals + t->readback;
 }
 
+/* A float as few digits as read back to it (6 to 9): the sea level
+ * 0.99999994 had read "1" and 0.2500001 "0.25" in the world line and
+ * the histogram, levels the run did not use. */
+static const char *report_float(char *buf, size_t len, float v)
+{
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, len, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
 /* A name in a table: a path as given, a driver's device name, a skipped
  * backend's reason.  A control character (an escape sequence, a newline)
  * is shown as \xNN, as worldgen's messages show it, so it can neither
@@ -29,12 +42,14 @@ static void report_text(FILE *fp, const char *s)
 void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
                      const wg_result *r, int n, const wg_result *reference)
 {
+    char sea[32];
     fprintf(fp, "world   %" PRIu32 "x%" PRIu32 " grid, %" PRIu32
                 " octave%s, %" PRIu32 " erosion pass%s, %" PRIu32
-                " hydraulic step%s, sea level %g, seed %" PRIu64,
+                " hydraulic step%s, sea level %s, seed %" PRIu64,
             w->size, w->size, w->octaves, w->octaves == 1 ? "" : "s",
             w->passes, w->passes == 1 ? "" : "es", w->steps,
-            w->steps == 1 ? "" : "s", (double)w->sea, w->seed);
+            w->steps == 1 ? "" : "s",
+            report_float(sea, sizeof sea, w->sea), w->seed);
     /* A window's run says so: its histogram and maps are the window's. */
     if (region.w)
         fprintf(fp, ", region %" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32,
@@ -375,7 +390,9 @@ void wg_report_histogram(FILE *fp, const wg_height_stats *s,
     report_share(fp, w->water, 1);
     fprintf(fp, " under water (deeper than %g), ", (double)WG_WATER_MIN);
     report_share(fp, w->sea, 1);
-    fprintf(fp, " under the sea (below %g)\n", (double)w->sea_level);
+    char sea[32];
+    fprintf(fp, " under the sea (below %s)\n",
+            report_float(sea, sizeof sea, w->sea_level));
 }
 
 void wg_report_render(FILE *fp, const wg_render_report *r)

@@ -358,3 +358,22 @@ WG_TEST(cli_histogram_shares_never_round_to_all_or_none)
               c.out);
     wg_cli_free(&c);
 }
+
+/* The world line and the histogram show the sea level the run used, to
+ * the digit: 0.99999994 (the float below 1) had read "1" and 0.2500001
+ * "0.25", six digits of %g. */
+WG_TEST(cli_sea_level_shown_as_used)
+{
+    static const char *const levels[] = {"0.99999994", "0.2500001", "0.3"};
+    for (int i = 0; i < 3; i++) {
+        const char *argv[] = {"--size", "4", "--mesh", "scalar", "--no-image",
+                              "--histogram", "--sea-level", levels[i], NULL};
+        wg_cli c = wg_cli_run(argv);
+        char world[64], water[64];
+        snprintf(world, sizeof world, ", sea level %s, seed 1234\n", levels[i]);
+        snprintf(water, sizeof water, " under the sea (below %s)\n", levels[i]);
+        CHECK(c.status == 0 && strstr(c.out, world) && strstr(c.out, water),
+              "%s: %s %s", levels[i], c.out, c.err);
+        wg_cli_free(&c);
+    }
+}
