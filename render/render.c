@@ -374,6 +374,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     j.eye = &eye;
     wg_palette pal;
     wg_palette_make(&pal, sea, o->sun_azimuth, o->sun_elevation);
+    /* A map's water mirrors the sky, not the sun: wg_palette. */
+    pal.sun_in_water = !j.map;
     /* Haze begins about where the terrain's near edge stands. */
     pal.haze_start = o->cam.distance > 3.0f ? o->cam.distance - 3.0f : 0.0f;
     /* The water's surface is drawn as the top of the block (render.h says

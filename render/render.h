@@ -376,6 +376,9 @@ typedef struct wg_palette {
     wg_rgb deep, shallow; /* what deep and shallow water scatter back */
     float haze_start;   /* distance where haze begins (the caller sets it) */
     float haze_density; /* per unit of distance beyond haze_start */
+    int sun_in_water;   /* the water mirrors the sun (1, the default), or
+                         * the sky alone (0: the map, where a sun near the
+                         * zenith would shine off every lake at once) */
 } wg_palette;
 
 void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el);
@@ -396,7 +399,7 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3]);
  * normal n that the sun reaches by 'lit' (0..1): the bed through the water,
  * dimmed and tinted with depth (clear, then turquoise, then deep blue),
  * the sky reflected by the Fresnel term of the view angle, and the sun's
- * glint. */
+ * glint (the sun's disc and glint only where p->sun_in_water). */
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                 const float n[3], float lit);
 

@@ -55,6 +55,7 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     p->deep = wg_from_srgb(8, 40, 88);
     p->shallow = wg_from_srgb(26, 116, 128);
     p->haze_density = 0.05f;
+    p->sun_in_water = 1;
 }
 
 wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit)
@@ -129,12 +130,18 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
     float r[3] = {dir[0] - 2.0f * dn * n[0], dir[1] - 2.0f * dn * n[1],
                   dir[2] - 2.0f * dn * n[2]};
     r[1] = r[1] < 0.0f ? 0.0f : r[1];
-    wg_rgb sky = wg_sky(p, r);
+    /* Without the sun (the map: seen straight down from everywhere at once,
+     * a sun near the zenith lit every lake and a whole sea pure white), the
+     * sky's colour alone, deep overhead and pale at the horizon. */
+    wg_rgb sky = p->sun_in_water
+                     ? wg_sky(p, r)
+                     : wg_mix(p->zenith, p->horizon,
+                              expf(-r[1] * SHADE_HORIZON));
     /* The glint: small waves spread the sun's reflection into a bright
      * lobe (power 256) and a faint wide sheen (power 16), only where the
      * sun reaches. */
     float s = r[0] * p->sun[0] + r[1] * p->sun[1] + r[2] * p->sun[2];
-    s = s > 0.0f ? s : 0.0f;
+    s = s > 0.0f && p->sun_in_water ? s : 0.0f;
     float s2 = s * s, s4 = s2 * s2, s8 = s4 * s4, s16 = s8 * s8;
     float s256 = s16 * s16;
     s256 *= s256;

@@ -1026,6 +1026,41 @@ WG_TEST(render_map_ignores_the_camera)
     wg_fields_free(&f);
 }
 
+/* A map's water mirrors the sky, not the sun: seen straight down from
+ * everywhere at once, a sun at the zenith had been reflected by every
+ * lake, and a world under the sea (--sea-level 1) was a pure white square.
+ * Every pixel of that world's map is now water blue, at any sun. */
+WG_TEST(render_map_water_under_a_high_sun_stays_water)
+{
+    static const char *const suns[] = {"90", "85", "20"};
+    for (int i = 0; i < 3; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "./worldgen --size 33 --mesh scalar -q "
+                 "--sea-level 1 --view map --width 32 --height 32 --aa 1 "
+                 "--sun-elevation %s --out mapsun.png", suns[i]);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 0, "%s: %s", cmd, c.err);
+        wg_cli_free(&c);
+        char path[512];
+        snprintf(path, sizeof path, "%s/mapsun.png", wg_tmpdir());
+        uint32_t w = 0, h = 0;
+        uint8_t *rgb = wg_read_png(path, 8, 3, &w, &h, NULL, 0);
+        CHECK(rgb && w == 32 && h == 32, "%s", path);
+        int white = 0;
+        const uint8_t *first = NULL;
+        for (uint32_t k = 0; rgb && w == 32 && h == 32 && k < 32 * 32; k++) {
+            const uint8_t *q = rgb + 3 * k;
+            if (!(q[2] > q[0] + 60 && q[0] < 100) && !white++)
+                first = q;
+        }
+        CHECK(white == 0, "--sun-elevation %s: %d of 1024 pixels are not "
+              "water, the first %u %u %u", suns[i], white,
+              first ? first[0] : 0, first ? first[1] : 0,
+              first ? first[2] : 0);
+        free(rgb);
+    }
+}
+
 /* 8-bit sRGB to linear, below the tone curve's shoulder (shade.c). */
 static double render_linear(uint8_t v)
 {
