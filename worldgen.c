@@ -232,7 +232,7 @@ static void usage(FILE *fp)
 "Output:\n"
 "      --json FILE          the timings and agreement as JSON ('-': stdout)\n"
 "      --histogram          print the height distribution and the share of the\n"
-"                           world under water\n"
+"                           world (of the window with --region) under water\n"
 "      --heightmap FILE     write the heights: FILE.pfm (binary32), FILE.png\n"
 "                           (16-bit grey), FILE.r16 (raw uint16 LE) or\n"
 "                           FILE.tif (float32 GeoTIFF); .pfm and .r16 get an\n"
