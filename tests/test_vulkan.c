@@ -7,6 +7,7 @@
  * sqrt).  Without a usable Vulkan device (or without the validation layer)
  * the tests are skipped with the probe's reason. */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "backends/backend.h"
 #include "backends/vulkan.h"
+#include "backends/vulkan_device.h"
 #include "test.h"
 
 /* LeakSanitizer (make SAN=1) finds leaks inside two Debian 12 libraries,
@@ -725,4 +727,97 @@ WG_TEST(vulkan_staged_tall_region)
               "%s: status %d\n%.2000s", cmd[i], c.status, c.err);
         wg_cli_free(&c);
     }
+}
+
+/* Every test here requires a silent validation layer, which says nothing
+ * about the barriers unless synchronisation validation is really on: the
+ * instance asks for it through VK_EXT_validation_features, chained behind
+ * the messenger, and a layer that did not take it (or a chain that lost
+ * it) would leave every missing barrier unreported while lavapipe, which
+ * runs a command buffer's dispatches one after the other, still computed
+ * the right fields.  So: the instance vulkan_dev_instance() makes must
+ * report a write-after-write hazard (two fills of one buffer, no barrier),
+ * and none once vulkan_barrier() orders the two. */
+#ifdef WG_HAVE_VULKAN
+static unsigned vk_test_two_fills(int barrier, char *err)
+{
+    vulkan_dev d = {0};
+    vulkan_buf b = {0};
+    VkCommandPool pool = VK_NULL_HANDLE;
+    unsigned before = 0, count = ~0u;
+
+    setenv("WORLDGEN_VK_VALIDATION", "1", 1);
+    int rc = vulkan_dev_instance(&d, err);
+    unsetenv("WORLDGEN_VK_VALIDATION");
+    if (rc || vulkan_dev_pick(&d, NULL, WG_POWER_HIGH, err) ||
+        vulkan_dev_create(&d, err) ||
+        vulkan_buf_create(&d, &b, 256, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, err))
+        goto fail;
+    VkCommandPoolCreateInfo pool_info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .queueFamilyIndex = d.family,
+    };
+    VK_CHECK(vkCreateCommandPool(d.device, &pool_info, NULL, &pool));
+    VkCommandBufferAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VkCommandBuffer cmd;
+    VK_CHECK(vkAllocateCommandBuffers(d.device, &alloc, &cmd));
+    VkCommandBufferBeginInfo begin = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+    };
+    before = wg_vulkan_validation_count();
+    VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
+    vkCmdFillBuffer(cmd, b.buf, 0, VK_WHOLE_SIZE, 1);
+    if (barrier)
+        vulkan_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_TRANSFER_WRITE_BIT);
+    vkCmdFillBuffer(cmd, b.buf, 0, VK_WHOLE_SIZE, 2);
+    VK_CHECK(vkEndCommandBuffer(cmd));
+    count = wg_vulkan_validation_count() - before;
+fail:
+    if (pool)
+        vkDestroyCommandPool(d.device, pool, NULL);
+    if (d.device)
+        vulkan_buf_destroy(&d, &b);
+    vulkan_dev_destroy(&d);
+    return count;
+}
+#endif
+
+WG_TEST(vulkan_sync_validation_is_on)
+{
+#ifndef WG_HAVE_VULKAN
+    wg_skip("built without Vulkan");
+#else
+    if (!vk_test_available())
+        return;
+    char err[WG_ERR_LEN] = "";
+    /* The hazard is wanted: its message goes to /dev/null, not the log. */
+    fflush(stderr);
+    int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+        dup2(null, 2);
+    unsigned n = vk_test_two_fills(0, err);
+    fflush(stderr);
+    if (saved >= 0)
+        dup2(saved, 2);
+    if (saved >= 0)
+        close(saved);
+    if (null >= 0)
+        close(null);
+    CHECK(n != ~0u, "%s", err);
+    CHECK(n > 0 && n != ~0u, "two fills of one buffer without a barrier "
+          "gave no validation message: synchronisation validation is off, "
+          "and the other tests' silent layer proves nothing");
+    n = vk_test_two_fills(1, err);
+    CHECK(n == 0, "two fills ordered by vulkan_barrier: %u messages%s%s", n,
+          n == ~0u ? ": " : "", n == ~0u ? err : "");
+#endif
 }
