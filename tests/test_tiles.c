@@ -777,3 +777,42 @@ WG_TEST(tiles_parallel_failing_before_any_tile)
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A run interrupted (SIGINT to its process group, as Ctrl-C or timeout
+ * send it) leaves no temporary in its folder: wrappers interrupt it inside
+ * a tile's worldgen, just after parallel's last tile, and in the water's
+ * gdalbuildvrt, and then a run completes.  A tile had left its .rss, the
+ * mosaic its .water.list and .water.vrt.tmp, and the run after the last
+ * tile its .todo, which no later run removed (it had nothing to make). */
+WG_TEST(tiles_interrupted_leaves_no_temporaries)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-interrupt");
+    wg_cli c = tl_sh(
+        "cd '%s' && mkdir bin && cat > run.sh <<'EOF'\n"
+        "d=$PWD src=$1\n"
+        "for t in parallel gdalbuildvrt; do\n"
+        "    printf '#!/bin/sh\\n%%s \"$@\"; st=$?\\n' \"$(command -v $t)\" > bin/$t\n"
+        "done\n"
+        "echo \"[ -e '$d/int-par' ] && kill -INT 0; exit \\$st\" >> bin/parallel\n"
+        "echo \"case \\\"\\$*\\\" in *.water.vrt.tmp*) [ -e '$d/int-vrt' ] && kill -INT 0;; esac; exit \\$st\" >> bin/gdalbuildvrt\n"
+        "printf '#!/bin/sh\\nfor a; do [ \"$a\" = --version ] && exec %%s/worldgen \"$@\"; done\\n"
+        "[ -e %%s/int-wg ] && kill -INT 0\\nexec %%s/worldgen \"$@\"\\n' \"$src\" \"$d\" \"$src\" > bin/wg\n"
+        "chmod +x bin/*\n"
+        "r() {\n"
+        "    rm -f int-*; [ $# = 0 ] || touch \"$@\"\n"
+        "    PATH=$d/bin:$PATH setsid -w \"$src/scripts/tiles\" --size 21 --tile 8 --format r16 --sediment \\\n"
+        "        -q --out out --worldgen \"$d/bin/wg\" -- --erosion 2 --hydraulic 3 >/dev/null 2>&1\n"
+        "    echo \"${1:-done} $(cd out && find . ! -name .lock ! -name plan ! -name '*.vrt' ! -name report.txt \\\n"
+        "        ! -name '*.r16' ! -name '*.hdr' ! -name '*.json' ! -name '*.log' ! -name '*.done' \\\n"
+        "        ! -name '*.failed' ! -type d | sort | tr '\\n' ' ')\"\n"
+        "}\n"
+        "r int-wg; r int-par; r int-vrt; r\n"
+        "EOF\n"
+        "bash run.sh '%s'", dir, wg_srcdir());
+    CHECK(c.status == 0 && !strcmp(c.out, "int-wg \nint-par \nint-vrt \ndone \n"),
+          "status %d: left behind:\n%s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
