@@ -231,7 +231,11 @@ def write_raw(path, vals):
 # The outputs as a set: each to a temporary beside it, then all renamed.  A
 # write that fails (a full disk, a file size limit, a signal) leaves the set
 # an earlier run wrote and no temporary: written in place, the first had
-# been left truncated among the others' old contents.
+# been left truncated among the others' old contents.  The signals wait
+# while the set is renamed (and while the temporaries go): one between two
+# renames had left the new first outputs among the old others.
+SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
 def write_set(prefix, outputs):
     tmps = []
     try:
@@ -242,15 +246,21 @@ def write_set(prefix, outputs):
             except OSError as e:
                 e.filename = prefix + suffix  # the output, not its temporary
                 raise
-        for (suffix, _), tmp in zip(outputs, tmps):
-            os.replace(tmp, prefix + suffix)
-        tmps = []
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+        try:
+            for (suffix, _), tmp in zip(outputs, tmps):
+                os.replace(tmp, prefix + suffix)
+            tmps = []
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     finally:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         for tmp in tmps:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 def on_signal(sig, frame):
     sys.exit(128 + sig)  # through write_set's finally
