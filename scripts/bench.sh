@@ -245,7 +245,21 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 # so no figure of an earlier run can stand in for it.  The row is added to
 # $rows, not printed: in a $(...) around the runs, a signal would wait for
 # them all to end.
-json=$(mktemp)
+# The JSON's file is made with INT, TERM and HUP held off: mktemp ignores
+# them, and the script notes one and exits once $json names the file (for
+# cleanup).  A signal to the process group (Ctrl-C, timeout) after mktemp
+# had made the file and before it printed the name had killed it: $json
+# was empty and the file was left in $TMPDIR.
+sig=""
+trap 'sig=129' HUP
+trap 'sig=130' INT
+trap 'sig=143' TERM
+json=$(trap '' HUP INT TERM; mktemp)
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+[ -z "$sig" ] || exit "$sig"
+[ -n "$json" ] || { echo "bench.sh: mktemp failed" >&2; exit 1; }
 row() {
     local st=0 why r
     : > "$json"

@@ -247,6 +247,26 @@ WG_TEST(bench_signal_leaves_no_temporary)
     wg_cli_free(&c);
 }
 
+/* A signal to the script's process group (Ctrl-C, timeout) while mktemp
+ * makes the JSON's file leaves no file in $TMPDIR: a mktemp that makes its
+ * file, then signals the group and only then prints the name, stands for
+ * one killed after making it.  mktemp had died there, the file left and
+ * its name never known to the clean-up. */
+WG_TEST(bench_signal_in_mktemp_leaves_no_temporary)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf bm && mkdir -p bm/bin bm/t && cd bm && "
+             "printf '#!/bin/sh\\nn=$(%%s \"$@\") || exit\\nkill -INT 0\\necho \"$n\"\\n' "
+             "\"$(command -v mktemp)\" > bin/mktemp && chmod +x bin/mktemp && "
+             "cd '%s' && TMPDIR=$OLDPWD/t PATH=$OLDPWD/bin:$PATH setsid -w scripts/bench.sh "
+             "-s 16 -r 1 -b scalar -H 1 >/dev/null 2>&1; echo \"status $?\"; ls -A $OLDPWD/t",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(!strcmp(c.out, "status 130\n"), "a temporary left: %s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* Under a locale whose decimal point is a comma, the figures are read and
  * written with a point: sort -g and awk had read worldgen's seconds as
  * whole numbers and bash's printf had refused them, so the table showed
