@@ -186,6 +186,9 @@ runs=$((10#$r))
 # which runs the EXIT trap).
 json="" csv_tmp=""
 cleanup() {
+    # A second signal (timeout sends its own to the script and then to the
+    # group) had killed the rm: the temporaries stayed.
+    trap '' HUP INT TERM
     rm -f ${json:+"$json"} ${csv_tmp:+"$csv_tmp"} build/limits.tmp.$$ \
         build/limits.txt.tmp.$$ build/limits.sum.$$
 }

@@ -250,15 +250,19 @@ WG_TEST(bench_signal_leaves_no_temporary)
 /* A signal to the script's process group (Ctrl-C, timeout) while mktemp
  * makes the JSON's file leaves no file in $TMPDIR: a mktemp that makes its
  * file, then signals the group and only then prints the name, stands for
- * one killed after making it.  mktemp had died there, the file left and
- * its name never known to the clean-up. */
+ * one killed after making it; an rm that signals the group first, for a
+ * second signal (timeout sends two) during the clean-up.  mktemp had died
+ * there, the file left and its name never known to the clean-up, and the
+ * clean-up's rm had died of the second signal. */
 WG_TEST(bench_signal_in_mktemp_leaves_no_temporary)
 {
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "rm -rf bm && mkdir -p bm/bin bm/t && cd bm && "
              "printf '#!/bin/sh\\nn=$(%%s \"$@\") || exit\\nkill -INT 0\\necho \"$n\"\\n' "
-             "\"$(command -v mktemp)\" > bin/mktemp && chmod +x bin/mktemp && "
+             "\"$(command -v mktemp)\" > bin/mktemp && "
+             "printf '#!/bin/sh\\nkill -INT 0\\nexec %%s \"$@\"\\n' \"$(command -v rm)\" > bin/rm && "
+             "chmod +x bin/mktemp bin/rm && "
              "cd '%s' && TMPDIR=$OLDPWD/t PATH=$OLDPWD/bin:$PATH setsid -w scripts/bench.sh "
              "-s 16 -r 1 -b scalar -H 1 >/dev/null 2>&1; echo \"status $?\"; ls -A $OLDPWD/t",
              wg_srcdir());
