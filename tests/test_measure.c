@@ -25,14 +25,22 @@ static int measure_build(const char *name)
     return rc;
 }
 
-/* A square grey PFM of side n from v (rows y = 0 first), in the test's
- * folder. */
-static void measure_pfm(const char *name, const float *v, unsigned n)
+/* A new file NAME in the test's folder, open for writing; NULL (the test
+ * failed) when it cannot be made. */
+static FILE *measure_create(const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", wg_tmpdir(), name);
     FILE *fp = fopen(path, "wb");
     CHECK(fp != NULL, "cannot write %s", path);
+    return fp;
+}
+
+/* A square grey PFM of side n from v (rows y = 0 first), in the test's
+ * folder. */
+static void measure_pfm(const char *name, const float *v, unsigned n)
+{
+    FILE *fp = measure_create(name);
     if (!fp)
         return;
     fprintf(fp, "Pf\n%u %u\n-1.0\n", n, n);
@@ -141,10 +149,7 @@ WG_TEST(measure_roughness_counts_peaks_and_pits)
 static void measure_raw(const char *name, const char *head, const float *v,
                         size_t count, const char *tail)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", wg_tmpdir(), name);
-    FILE *fp = fopen(path, "wb");
-    CHECK(fp != NULL, "cannot write %s", path);
+    FILE *fp = measure_create(name);
     if (!fp)
         return;
     fputs(head, fp);

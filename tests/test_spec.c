@@ -608,6 +608,17 @@ WG_TEST(scalar_hydraulic_subnormal_sea_is_flushed)
 }
 #endif
 
+
+/* Whether python3 is here for spec_reference.py; the test is skipped,
+ * saying so, where it is not. */
+static int spec_have_python(void)
+{
+    if (system("command -v python3 >/dev/null") == 0)
+        return 1;
+    wg_skip("python3 is not installed");
+    return 0;
+}
+
 /* scripts/spec_reference.py checks every argument before computing, with
  * worldgen's ranges and forms: a bad one is an argparse usage error (exit
  * 2) naming the option, the value and the range, never a traceback after
@@ -615,10 +626,8 @@ WG_TEST(scalar_hydraulic_subnormal_sea_is_flushed)
  * --sea-level nan or 7, a seed over 64 bits). */
 WG_TEST(spec_reference_checks_its_arguments)
 {
-    if (system("command -v python3 >/dev/null") != 0) {
-        wg_skip("python3 is not installed");
+    if (!spec_have_python())
         return;
-    }
     static const struct { const char *args, *msg; } cases[] = {
         {"--seed abc", "--seed: 'abc' is not a whole number (valid: "
                        "0..18446744073709551615, decimal or 0x hex)"},
@@ -679,10 +688,8 @@ WG_TEST(spec_reference_checks_its_arguments)
  * either. */
 WG_TEST(spec_reference_writes_its_outputs_as_a_set)
 {
-    if (system("command -v python3 >/dev/null") != 0) {
-        wg_skip("python3 is not installed");
+    if (!spec_have_python())
         return;
-    }
     char cmd[2048];
     snprintf(cmd, sizeof cmd,
              "rm -rf sr-set && mkdir sr-set && cd sr-set && "
@@ -707,10 +714,8 @@ WG_TEST(spec_reference_writes_its_outputs_as_a_set)
  * v_stage1.f32 among the old four. */
 WG_TEST(spec_reference_signal_between_renames_keeps_the_set)
 {
-    if (system("command -v python3 >/dev/null") != 0) {
-        wg_skip("python3 is not installed");
+    if (!spec_have_python())
         return;
-    }
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "rm -rf sr-sig && mkdir sr-sig && cd sr-sig && "
