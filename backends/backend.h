@@ -74,6 +74,11 @@ typedef struct wg_job {
     void (*progress)(const char *stage, double done);
 } wg_job;
 
+/* The field stages, in the order they run, as progress and the tables
+ * name them. */
+#define WG_STAGES 4
+extern const char *const wg_stage_names[WG_STAGES];
+
 /* A backend.  Every function that can fail returns 0 on success and -1 on
  * failure with a one-line reason (no trailing newline) in err[WG_ERR_LEN].
  * The stage functions run in order terrain, erosion, hydraulic, normals,
@@ -95,6 +100,12 @@ typedef struct wg_backend {
     int (*erosion)(void *ctx, wg_times *t, char *err);
     int (*hydraulic)(void *ctx, wg_times *t, char *err);
     int (*normals)(void *ctx, wg_times *t, char *err);
+    /* Instead of the four above (which are then NULL): all of them in one
+     * call, in order, each stage's seconds in its own column and
+     * job->progress told of each as it starts, as the driver would.  For
+     * a backend whose threads must stay together from stage to stage
+     * (openmp's team: openmp_stages says why). */
+    int (*stages)(void *ctx, wg_times *t, char *err);
     /* Move the final height, water, sediment and the normals of the
      * window (wg_job_window()) into 'out' (which the caller frees with
      * wg_fields_free()). */

@@ -51,16 +51,28 @@
  *   on its CPU (openmp_barrier_wait): on an Intel Xeon VM, medians of 11
  *   run in turn with the team's barrier, 512 with 100 steps 96.2 -> 87.1
  *   ms, the default world's stage 336 -> 315 ms; 128 and 256 the same.
+ * - one team for all four stages (openmp_stages), which forms on CPUs of
+ *   its own and meets at that barrier between stages too: with a region a
+ *   stage, each stage began by waking the other thread, which Linux put on
+ *   the waking thread's CPU, so that the terrain, erosion and normals at
+ *   512 took as long on two threads as on one.  Intel Xeon VM, 512 with 12
+ *   passes and 100 steps, medians of 11 run in turn with a region a stage:
+ *   terrain 1.33 -> 0.70 ms, erosion 2.45 -> 1.23, hydraulic 106.6 ->
+ *   81.6, normals 0.196 -> 0.143; the setup (the team's forming) 1.06 ->
+ *   1.18 ms; the same bits.
  * - outputs larger than the caches are written past them (streaming
  *   stores): terrain at 2048 went from 31.9 ms to 24.8 ms; the normals at
  *   2048 (48 MiB out) are then bound by memory bandwidth, 2.7 ms for 64 MiB
  *   moved, while at 512 all their 4 MiB stays in cache (0.08 ms).
  */
-#define _DEFAULT_SOURCE /* madvise, syscall */
+#define _GNU_SOURCE /* madvise, syscall, sched_setaffinity */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +82,6 @@
 #ifdef __linux__
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#else
-#include <sched.h>
 #endif
 #ifdef _OPENMP
 #include <omp.h>
@@ -104,6 +114,7 @@ typedef struct openmp_ctx {
     float *uxc, *uxs; /* octaves * R's width each */
     float *quad;  /* the lattice's corners, 4 per point (openmp_quads) */
     size_t stream_bytes; /* outputs larger are streamed (openmp_streams) */
+    wg_hyd_buffers hb; /* the hydraulic stage's, during the stage */
 } openmp_ctx;
 
 static size_t openmp_stream_bytes(void);
@@ -325,6 +336,209 @@ oom:
     wg_job_describe(job, what, sizeof what);
     wg_fail(err, "openmp: out of memory for %s", what);
     return NULL;
+}
+
+/* The team.  One parallel region spans the four stages (openmp_stages):
+ * between stages, and within them, the threads meet at a barrier of their
+ * own (openmp_barrier_wait) rather than libgomp's, and a region's end
+ * never sends them to sleep.  On the 2-core VMs this project measures on,
+ * a sleeping thread woken by another is put on the waker's CPU (ten of ten
+ * tries: the idle vCPU counts as preempted to the kernel), where it waits
+ * for the waker to sleep, and forcing it onto the idle vCPU takes 0.05 ms
+ * to several ms; with a region a stage and passive waiting, the terrain,
+ * erosion and normals at 512 took as long on two threads as on one. */
+
+/* A barrier: a thread that arrives first spins for up to OPENMP_SPIN_S,
+ * then sleeps (a futex on Linux).  libgomp's own barrier, under the
+ * passive waiting worldgen sets, sleeps at once.  The kernel sometimes
+ * runs the team's threads on one CPU, and there a spin only holds the CPU
+ * from the thread it waits for (a spin regardless made 200 hydraulic steps
+ * at 128 take 50 ms against 31, in most runs): a thread spins only when no
+ * thread still on its way was last seen on its CPU.  Releases and acquires
+ * order each phase's writes before the next one's reads. */
+#define OPENMP_SPIN_S 100e-6
+typedef struct openmp_barrier {
+    _Atomic uint32_t arrived; /* threads at the barrier now */
+    _Atomic uint32_t gen;     /* how many times it has opened */
+    _Atomic uint32_t team;    /* threads in the team (each sets it) */
+    _Atomic int *cpu; /* [team]: the CPU each thread last arrived on */
+    double opened; /* wg_now() as it last opened, by the last to arrive */
+    /* *stop_if as it last opened: read by every thread after the barrier,
+     * it is the same for all of them, where *stop_if itself may already
+     * have been set by a fast thread in the next phase (its readers would
+     * then part ways, and wait for each other for ever). */
+    const _Atomic int *stop_if;
+    int stop;
+} openmp_barrier;
+
+/* The CPU the calling thread runs on, or -1 where that cannot be told. */
+static int openmp_cpu(void)
+{
+#if defined(__linux__) && defined(SYS_getcpu)
+    unsigned cpu;
+    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0)
+        return (int)cpu;
+#endif
+    return -1;
+}
+
+/* Whether thread 'id' may spin: it knows its CPU and no other thread was
+ * last seen there (one that has arrived is not on its way, but the
+ * barrier does not tell which have; a thread that shares the CPU makes
+ * it sleep at once either way). */
+static int openmp_barrier_may_spin(const openmp_barrier *b, uint32_t id,
+                                   int cpu)
+{
+    const uint32_t team = atomic_load_explicit(&b->team, memory_order_relaxed);
+    if (cpu < 0)
+        return 0;
+    for (uint32_t i = 0; i < team; i++)
+        if (i != id && atomic_load_explicit(&b->cpu[i],
+                                            memory_order_relaxed) == cpu)
+            return 0;
+    return 1;
+}
+
+/* Wait until every thread of the team has arrived, spinning for up to
+ * 'spin' seconds where openmp_barrier_may_spin allows; or, with 'yield',
+ * for up to 'spin' seconds in any case, giving the CPU to whatever else
+ * waits for it at every turn (a thread of the team woken onto it). */
+static void openmp_barrier_wait_spin(openmp_barrier *b, uint32_t id,
+                                     double spin, int yield)
+{
+    const int cpu = openmp_cpu();
+    const uint32_t team = atomic_load_explicit(&b->team, memory_order_relaxed);
+    atomic_store_explicit(&b->cpu[id], cpu, memory_order_relaxed);
+    const uint32_t gen = atomic_load_explicit(&b->gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 ==
+        team) {
+        b->opened = wg_now(); /* published by the release below */
+        b->stop = b->stop_if && atomic_load(b->stop_if);
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
+#ifdef __linux__
+        syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#endif
+        return;
+    }
+    if (yield || openmp_barrier_may_spin(b, id, cpu)) {
+        const double until = wg_now() + spin;
+        for (unsigned k = 1;; k++) {
+            if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
+                return;
+            if ((yield || (k & 63) == 0) && wg_now() > until)
+                break;
+            if (yield)
+                sched_yield();
+#ifdef OPENMP_X86
+            else
+                _mm_pause();
+#endif
+        }
+    }
+    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
+#ifdef __linux__
+        syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+#else
+        sched_yield();
+#endif
+    }
+}
+
+static void openmp_barrier_wait(openmp_barrier *b, uint32_t id)
+{
+    openmp_barrier_wait_spin(b, id, OPENMP_SPIN_S, 0);
+}
+
+/* What the team shares: its barrier, and the first failure of any of its
+ * threads (a stage's memory), which every thread reads from the barrier
+ * after it (bar.stop), so that all of them stop together. */
+typedef struct openmp_team {
+    openmp_barrier bar;
+    _Atomic int failed;
+    char why[WG_ERR_LEN]; /* written by the thread that set 'failed' */
+#ifdef __linux__
+    int *at;            /* [team]: each thread's CPU as the team forms */
+    cpu_set_t *allowed; /* [team]: the CPUs each thread may run on */
+#endif
+} openmp_team;
+
+__attribute__((format(printf, 2, 3)))
+static void openmp_team_fail(openmp_team *tm, const char *fmt, ...)
+{
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&tm->failed, &none, 1))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tm->why, sizeof tm->why, fmt, ap);
+    va_end(ap);
+}
+
+#ifdef __linux__
+/* Where each thread should go as the team forms, into to[team]: a CPU
+ * that no thread of the team is on, or -1 to stay.  Every thread computes
+ * the same answer from the same snapshot: each CPU is kept by the first
+ * thread found on it; a thread that found its CPU taken goes to the lowest
+ * CPU it may run on that nobody holds, if there is one. */
+static void openmp_team_place(const openmp_team *tm, uint32_t nt, int *to)
+{
+    cpu_set_t held, kept;
+    CPU_ZERO(&held);
+    CPU_ZERO(&kept);
+    for (uint32_t i = 0; i < nt; i++)
+        if (tm->at[i] >= 0 && tm->at[i] < CPU_SETSIZE)
+            CPU_SET(tm->at[i], &held);
+    for (uint32_t i = 0; i < nt; i++) {
+        const int c = tm->at[i];
+        to[i] = -1;
+        if (c >= 0 && c < CPU_SETSIZE && !CPU_ISSET(c, &kept)) {
+            CPU_SET(c, &kept);
+            continue;
+        }
+        for (int k = 0; k < CPU_SETSIZE && to[i] < 0; k++)
+            if (CPU_ISSET(k, &tm->allowed[i]) && !CPU_ISSET(k, &held))
+                to[i] = k;
+        if (to[i] >= 0)
+            CPU_SET(to[i], &held);
+    }
+}
+#endif
+
+/* The team's start: threads that share a CPU move to CPUs of their own
+ * where there are free ones (each is moved with its affinity narrowed to
+ * that CPU, then widened back at once, so nothing stays bound: a thread
+ * started later by this one, lavapipe's, inherits the whole mask).  Its
+ * barriers spin for up to OPENMP_FORM_SPIN_S, yielding: a thread woken
+ * onto a busy CPU runs at once, and a moved thread may wait milliseconds
+ * for its vCPU, where a thread that slept through it would be woken onto
+ * the mover's CPU.  Its time is counted as setup. */
+#define OPENMP_FORM_SPIN_S 10e-3
+static void openmp_team_form(openmp_team *tm, uint32_t id, uint32_t nt)
+{
+#ifdef __linux__
+    tm->at[id] = openmp_cpu();
+    if (sched_getaffinity(0, sizeof tm->allowed[id], &tm->allowed[id]) != 0)
+        CPU_ZERO(&tm->allowed[id]);
+    /* The snapshot is complete after this barrier. */
+    openmp_barrier_wait_spin(&tm->bar, id, OPENMP_FORM_SPIN_S, 1);
+    int *to = malloc(nt * sizeof *to);
+    if (to) {
+        openmp_team_place(tm, nt, to);
+        if (to[id] >= 0) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(to[id], &one);
+            if (sched_setaffinity(0, sizeof one, &one) == 0)
+                sched_setaffinity(0, sizeof tm->allowed[id],
+                                  &tm->allowed[id]);
+        }
+        free(to);
+    }
+#else
+    (void)nt;
+#endif
+    openmp_barrier_wait_spin(&tm->bar, id, OPENMP_FORM_SPIN_S, 1);
 }
 
 static inline float openmp_cell(const float *lat, int ix, int iy)
@@ -622,75 +836,65 @@ static void openmp_terrain_octave_quads(const wg_consts *c,
 }
 #endif
 
-static int openmp_terrain(void *ctx, wg_times *t, char *err)
+/* Stage 1, run by every thread of the team (openmp_stages). */
+static void openmp_terrain(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                           uint32_t nt)
 {
-    openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = s->all.w, rows = s->all.h, octaves = c->octaves;
     const uint32_t x0 = s->all.x, y0 = s->all.y; /* R in the world */
     const float *lat = s->job->lattice;
     float *h = s->f.height;
-    double t0 = wg_now();
-
     const int stream = openmp_streams(s, 1);
-    int failed = 0;
 #ifdef OPENMP_X86
     const int quads = s->quad != NULL; /* made by openmp_open */
 #endif
-#pragma omp parallel num_threads(s->threads)
-    {
-        /* ux depends on x alone: tabulate its turned halves once. */
-#pragma omp for schedule(static)
-        for (uint32_t o = 0; o < octaves; o++)
-            for (uint32_t x = 0; x < n; x++) {
-                float ux = (((float)(x0 + x) * c->inv_n) * c->base) *
-                           c->freq[o];
-                s->uxc[(size_t)o * n + x] = ux * c->cos[o];
-                s->uxs[(size_t)o * n + x] = ux * c->sin[o];
-            }
-        /* Each thread sums a row in an L1-resident buffer, then writes it
-         * out once. */
-        float *sum = malloc((size_t)n * sizeof *sum);
-        if (!sum) {
-#pragma omp atomic write
-            failed = 1;
+    /* ux depends on x alone: tabulate its turned halves once, an octave
+     * a thread. */
+    for (uint32_t o = id; o < octaves; o += nt)
+        for (uint32_t x = 0; x < n; x++) {
+            float ux = (((float)(x0 + x) * c->inv_n) * c->base) * c->freq[o];
+            s->uxc[(size_t)o * n + x] = ux * c->cos[o];
+            s->uxs[(size_t)o * n + x] = ux * c->sin[o];
         }
-        /* guided, not static: rows carry nothing from one stage to the next
-         * here, and a thread that starts late (woken from passive waiting,
-         * or sharing its core with another program) leaves its rows to the
-         * others instead of holding the stage up. */
-#pragma omp for schedule(guided)
-        for (uint32_t y = 0; y < rows; y++) {
-            if (!sum)
-                continue;
-            memset(sum, 0, n * sizeof *sum); /* sum = 0 */
-            for (uint32_t o = 0; o < octaves; o++) {
-                const float *uxc = s->uxc + (size_t)o * n;
-                const float *uxs = s->uxs + (size_t)o * n;
+    /* Each thread sums a row in an L1-resident buffer, then writes it out
+     * once. */
+    float *sum = malloc((size_t)n * sizeof *sum);
+    if (!sum)
+        openmp_team_fail(tm, "openmp: out of memory for the terrain's rows");
+    openmp_barrier_wait(&tm->bar, id); /* the tables are whole */
+    /* guided, not static: rows carry nothing from one stage to the next
+     * here, and a thread that starts late (sharing its core with another
+     * program) leaves its rows to the others instead of holding the stage
+     * up. */
+#pragma omp for schedule(guided) nowait
+    for (uint32_t y = 0; y < rows; y++) {
+        if (!sum)
+            continue;
+        memset(sum, 0, n * sizeof *sum); /* sum = 0 */
+        for (uint32_t o = 0; o < octaves; o++) {
+            const float *uxc = s->uxc + (size_t)o * n;
+            const float *uxs = s->uxs + (size_t)o * n;
 #ifdef OPENMP_X86
-                if (quads) {
-                    openmp_terrain_octave_quads(c, s->quad, o, y0 + y, n,
-                                                uxc, uxs, sum);
-                    continue;
-                }
-#endif
-                openmp_terrain_octave(c, lat, o, y0 + y, n, uxc, uxs, sum);
+            if (quads) {
+                openmp_terrain_octave_quads(c, s->quad, o, y0 + y, n, uxc,
+                                            uxs, sum);
+                continue;
             }
-            const float inv_norm = c->inv_norm;
-#pragma omp simd
-            for (uint32_t x = 0; x < n; x++)
-                sum[x] = sum[x] * inv_norm;
-            openmp_stream_row(h + (size_t)y * n, sum, n, stream);
-        }
-        free(sum);
-    }
-#ifdef __SSE__
-    _mm_sfence(); /* streaming stores are weakly ordered: publish them */
 #endif
-    if (failed)
-        return wg_fail(err, "openmp: out of memory for the terrain's rows");
-    t->terrain += wg_now() - t0;
-    return 0;
+            openmp_terrain_octave(c, lat, o, y0 + y, n, uxc, uxs, sum);
+        }
+        const float inv_norm = c->inv_norm;
+#pragma omp simd
+        for (uint32_t x = 0; x < n; x++)
+            sum[x] = sum[x] * inv_norm;
+        openmp_stream_row(h + (size_t)y * n, sum, n, stream);
+    }
+    free(sum);
+#ifdef __SSE__
+    if (stream)
+        _mm_sfence(); /* streaming stores are weakly ordered: publish them */
+#endif
 }
 
 /* The SPEC exchange of a cell of height h with one neighbour, as selects. */
@@ -805,9 +1009,10 @@ static inline float *openmp_erode_at(const openmp_erode_band *b, int j,
 /* The longest group of passes run without a barrier: its halo is
  * group - 1 rows on either side of a band, computed by both neighbours
  * (measured at 512, 12 passes, warm, median of 30: 2.9 ms with a
- * barrier a pass, 2.4 ms with one group: each barrier costs the wake of
+ * barrier a pass, 2.4 ms with one group: each barrier cost the wake of
  * a passively waiting thread; the halo adds 11 rows to a thread's 256,
- * 4 %). */
+ * 4 %).  With the team's spinning barrier (openmp_stages) a group of 1,
+ * 4 or 16 takes the same time at 512 and 2048 (medians of 9 and 5). */
 #define OPENMP_GROUP 16
 
 /* Stage 2 by bands: each thread erodes its band of rows for a group of
@@ -820,83 +1025,65 @@ static inline float *openmp_erode_at(const openmp_erode_band *b, int j,
  * one barrier between groups.  Every cell is computed by the same function of the same
  * neighbours, so the result is the same to the bit whichever thread, and
  * however many times, computes it. */
-static int openmp_erosion(void *ctx, wg_times *t, char *err)
+static void openmp_erosion(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                           uint32_t nt)
 {
-    openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = s->all.w, rows = s->all.h;
     const uint32_t passes = s->job->world.passes;
-    const uint32_t nt = (uint32_t)s->threads;
     /* The group: at most OPENMP_GROUP passes, and a halo at most a quarter
      * of the thinnest band (so thin bands, many threads on few rows, stay
      * cheap: a group of 1 is a barrier a pass). */
     uint32_t group = rows / nt / 4 + 1;
     group = group > OPENMP_GROUP ? OPENMP_GROUP : group;
-    float *buf[3] = {s->f.height, s->other, s->f.nx};
-    int failed = 0;
-    double t0 = wg_now();
-
-#pragma omp parallel num_threads(s->threads)
-    {
-        uint32_t tn = (uint32_t)omp_get_num_threads();
-        uint32_t id = (uint32_t)omp_get_thread_num();
-        openmp_erode_band b;
-        b.n = n;
-        b.y0 = (uint32_t)((uint64_t)rows * id / tn);
-        b.y1 = (uint32_t)((uint64_t)rows * (id + 1) / tn);
-        const size_t hrows = group - 1;
-        float *ring = hrows ? malloc(4 * hrows * n * sizeof(float)) : NULL;
-        if (hrows && !ring) {
-#pragma omp atomic write
-            failed = 1;
+    openmp_erode_band b;
+    b.n = n;
+    b.y0 = (uint32_t)((uint64_t)rows * id / nt);
+    b.y1 = (uint32_t)((uint64_t)rows * (id + 1) / nt);
+    const size_t hrows = group - 1;
+    float *ring = hrows ? malloc(4 * hrows * n * sizeof(float)) : NULL;
+    if (hrows && !ring)
+        openmp_team_fail(tm, "openmp: out of memory for the erosion's halos");
+    for (int k = 0; k < 4; k++)
+        b.halo[k / 2][k % 2] = ring ? ring + (size_t)k * hrows * n : NULL;
+    /* Read by every thread before the barrier; thread 0 writes them back
+     * at the end. */
+    float *in = s->f.height, *p = s->other, *q = s->f.nx;
+    openmp_barrier_wait(&tm->bar, id);
+    const int failed = tm->bar.stop;
+    for (uint32_t done = 0; done < passes && !failed;) {
+        const uint32_t g = passes - done < group ? passes - done : group;
+        b.in = in;
+        b.buf[0] = p;
+        b.buf[1] = q;
+        for (uint32_t j = 0; j < g; j++) {
+            const uint32_t h = g - 1 - j; /* the halo of pass j */
+            const uint32_t lo = b.y0 > h ? b.y0 - h : 0;
+            const uint32_t hi = rows - b.y1 > h ? b.y1 + h : rows;
+            for (uint32_t r = lo; r < hi; r++)
+                openmp_erode_row(
+                    openmp_erode_at(&b, (int)j - 1, r),
+                    r > 0 ? openmp_erode_at(&b, (int)j - 1, r - 1) : NULL,
+                    r + 1 < rows ? openmp_erode_at(&b, (int)j - 1, r + 1)
+                                 : NULL,
+                    n, c->talus, c->rate, openmp_erode_at(&b, (int)j, r));
         }
-        for (int k = 0; k < 4; k++)
-            b.halo[k / 2][k % 2] = ring ? ring + (size_t)k * hrows * n : NULL;
-        float *in = buf[0], *p = buf[1], *q = buf[2]; /* read before... */
-#pragma omp barrier
-        /* failed is settled: every thread wrote it before the barrier. */
-        for (uint32_t done = 0; done < passes && !failed;) {
-            const uint32_t g = passes - done < group ? passes - done : group;
-            b.in = in;
-            b.buf[0] = p;
-            b.buf[1] = q;
-            for (uint32_t j = 0; j < g; j++) {
-                const uint32_t h = g - 1 - j; /* the halo of pass j */
-                const uint32_t lo = b.y0 > h ? b.y0 - h : 0;
-                const uint32_t hi = rows - b.y1 > h ? b.y1 + h : rows;
-                for (uint32_t r = lo; r < hi; r++)
-                    openmp_erode_row(
-                        openmp_erode_at(&b, (int)j - 1, r),
-                        r > 0 ? openmp_erode_at(&b, (int)j - 1, r - 1) : NULL,
-                        r + 1 < rows ? openmp_erode_at(&b, (int)j - 1, r + 1)
-                                     : NULL,
-                        n, c->talus, c->rate, openmp_erode_at(&b, (int)j, r));
-            }
-            /* The group's result is in the buffer of its last pass; the
-             * next group reads it, and ping-pongs between the other two. */
-            float *out = b.buf[(g - 1) & 1], *other = b.buf[g & 1];
-            q = in;
-            p = other;
-            in = out;
-            done += g;
-            if (done < passes) {
-#pragma omp barrier
-            }
-        }
-        free(ring);
-        if (id == 0) { /* ...thread 0 writes, after the barrier */
-            buf[0] = in;
-            buf[1] = p;
-            buf[2] = q;
-        }
+        /* The group's result is in the buffer of its last pass; the next
+         * group reads it, and ping-pongs between the other two. */
+        float *out = b.buf[(g - 1) & 1], *other = b.buf[g & 1];
+        q = in;
+        p = other;
+        in = out;
+        done += g;
+        if (done < passes)
+            openmp_barrier_wait(&tm->bar, id);
     }
-    if (failed)
-        return wg_fail(err, "openmp: out of memory for the erosion's halos");
-    s->f.height = buf[0];
-    s->other = buf[1];
-    s->f.nx = buf[2];
-    t->erosion += wg_now() - t0;
-    return 0;
+    free(ring);
+    if (id == 0 && !failed) {
+        s->f.height = in;
+        s->other = p;
+        s->f.nx = q;
+    }
 }
 
 /* Stage 3, the fast way to the same bits.  SPEC.md's pass 2 recomputes,
@@ -1275,245 +1462,208 @@ static void openmp_hyd_start_row(const wg_hyd_consts *k, float *restrict h,
 /* Stage 3: each step runs over bands of rows, one band a thread, both
  * passes fused (openmp_hyd_band), with one barrier a step: the next step
  * reads rows that the neighbouring bands wrote in this one. */
-/* The hydraulic steps' barrier: a thread that arrives first spins for up
- * to OPENMP_SPIN_S, then sleeps (a futex on Linux).  The team's own
- * barrier, under the passive waiting worldgen sets, sleeps at once, and
- * waking a sleeping thread on these VMs takes about 0.1 ms, against about
- * 1 ms for a step at 512: a tenth of the stage.  The kernel sometimes runs
- * the team's threads on one CPU, and there a spin only holds the CPU from
- * the thread it waits for (a spin regardless made 200 steps at 128 take 50
- * ms against 31, in most runs): a thread spins only when no thread still
- * on its way was last seen on its CPU.  Releases and acquires order each
- * step's writes before the next step's reads. */
-#define OPENMP_SPIN_S 100e-6
-typedef struct openmp_barrier {
-    _Atomic uint32_t arrived; /* threads at the barrier now */
-    _Atomic uint32_t gen;     /* how many times it has opened */
-    uint32_t team;
-    _Atomic int *cpu; /* [team]: the CPU each thread last arrived on */
-} openmp_barrier;
-
-/* The CPU the calling thread runs on, or -1 where that cannot be told. */
-static int openmp_cpu(void)
+static void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                             uint32_t nt)
 {
-#if defined(__linux__) && defined(SYS_getcpu)
-    unsigned cpu;
-    if (syscall(SYS_getcpu, &cpu, NULL, NULL) == 0)
-        return (int)cpu;
-#endif
-    return -1;
-}
-
-/* Whether thread 'id' may spin: it knows its CPU and no other thread was
- * last seen there (one that has arrived is not on its way, but the
- * barrier does not tell which have; a thread that shares the CPU makes
- * it sleep at once either way). */
-static int openmp_barrier_may_spin(const openmp_barrier *b, uint32_t id,
-                                   int cpu)
-{
-    if (cpu < 0)
-        return 0;
-    for (uint32_t i = 0; i < b->team; i++)
-        if (i != id && atomic_load_explicit(&b->cpu[i],
-                                            memory_order_relaxed) == cpu)
-            return 0;
-    return 1;
-}
-
-static void openmp_barrier_wait(openmp_barrier *b, uint32_t id)
-{
-    const int cpu = openmp_cpu();
-    atomic_store_explicit(&b->cpu[id], cpu, memory_order_relaxed);
-    const uint32_t gen = atomic_load_explicit(&b->gen, memory_order_acquire);
-    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 ==
-        b->team) {
-        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&b->gen, 1, memory_order_release);
-#ifdef __linux__
-        syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-#endif
-        return;
-    }
-    if (openmp_barrier_may_spin(b, id, cpu)) {
-        const double until = wg_now() + OPENMP_SPIN_S;
-        for (unsigned k = 1;; k++) {
-            if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
-                return;
-            if ((k & 63) == 0 && wg_now() > until)
-                break;
-#ifdef OPENMP_X86
-            _mm_pause();
-#endif
-        }
-    }
-    while (atomic_load_explicit(&b->gen, memory_order_acquire) == gen) {
-#ifdef __linux__
-        syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
-#else
-        sched_yield();
-#endif
-    }
-}
-
-static int openmp_hydraulic(void *ctx, wg_times *t, char *err)
-{
-    openmp_ctx *s = ctx;
     const wg_consts *c = &s->job->consts;
     const uint32_t steps = s->job->world.steps;
     const wg_rect all = s->all;
     const uint32_t n = all.w, rows = all.h;
-    double t0 = wg_now();
-    wg_hyd_buffers hb = {0};
-    openmp_barrier bar = {0};
-    int rc = -1, failed = 0;
-    bar.cpu = malloc((size_t)s->threads * sizeof *bar.cpu);
-    for (int i = 0; bar.cpu && i < s->threads; i++)
-        atomic_init(&bar.cpu[i], -1);
-    if (!bar.cpu || wg_hyd_buffers_alloc(&hb, &s->f, s->other,
-                                         wg_rect_cells(all), steps) != 0) {
+    const uint32_t y0 = (uint32_t)((uint64_t)rows * id / nt);
+    const uint32_t y1 = (uint32_t)((uint64_t)rows * (id + 1) / nt);
+    wg_hyd_buffers *hb = &s->hb;
+    if (id == 0 && wg_hyd_buffers_alloc(hb, &s->f, s->other,
+                                        wg_rect_cells(all), steps) != 0) {
         char what[160];
         wg_job_describe(s->job, what, sizeof what);
-        wg_fail(err, "openmp: out of memory for the hydraulic stage of %s",
-                what);
-        goto out;
+        openmp_team_fail(tm, "openmp: out of memory for the hydraulic stage "
+                         "of %s", what);
     }
+    /* The ring: 3 rows of 8 shares and the surface, and the row of
+     * ghosts, 28 rows in all, each 80 bytes past a multiple of the row:
+     * rows a power of two apart (8 KiB at 2048) would fall in the same L1
+     * sets and evict each other (measured at 2048, one thread: 28.3 ns a
+     * cell-step unpadded, 16.4 padded; 512 is 13.4 either way). */
+    const size_t stride = (size_t)n + 20;
+    float *pq = malloc(28 * stride * sizeof(float));
+    openmp_ring ring;
+    for (int r = 0; r < 3 && pq; r++) {
+        for (int i = 0; i < 8; i++)
+            ring.share[r][i] = pq + (size_t)(9 * r + i) * stride;
+        /* A surface row and its two ghosts. */
+        ring.surf[r] = pq + (size_t)(9 * r + 8) * stride + 1;
+        ring.surf[r][-1] = ring.surf[r][n] = INFINITY;
+    }
+    if (pq) {
+        float *none = pq + 27 * stride;
+        for (size_t x = 0; x < (size_t)n + 2; x++)
+            none[x] = INFINITY;
+        ring.none = none + 1;
+    } else {
+        openmp_team_fail(tm, "openmp: out of memory for the hydraulic "
+                         "stage's rows");
+    }
+    openmp_barrier_wait(&tm->bar, id); /* the buffers are made, or not */
+    const int failed = tm->bar.stop;
+    for (uint32_t y = y0; y < y1 && !failed; y++) {
+        const size_t at = (size_t)y * n;
+        /* In place: the heights become the starting ground, kept. */
+        openmp_hyd_start_row(&c->hyd, hb->b[0] + at, hb->w[0] + at,
+                             hb->s[0] + at, hb->a + at, n);
+        if (steps > 0)
+            memcpy(hb->b0 + at, hb->b[0] + at, n * sizeof(float));
+    }
+    openmp_barrier_wait(&tm->bar, id);
+    for (uint32_t i = 0; i < steps && !failed; i++) {
+        wg_hyd_state st = wg_hyd_buffers_step(hb, i);
+        if (y0 < y1)
+            openmp_hyd_band(c, &st, n, rows, y0, y1, &ring);
+        if (id == 0 && s->job->progress) /* one thread tells */
+            s->job->progress("hydraulic", (double)(i + 1) / steps);
+        openmp_barrier_wait(&tm->bar, id);
+    }
+    free(pq);
+    if (!failed && steps > 0) {
+        /* With no steps the start has written everything: the ground, the
+         * sea, and zero sediment into the field. */
+        wg_hyd_state st = wg_hyd_buffers_step(hb, steps);
 #define V(p) ((wg_view){(p), all})
-#pragma omp parallel num_threads(s->threads)
-    {
-        /* The ring: 3 rows of 8 shares and the surface, and the row of
-         * ghosts, 28 rows in all, each 80 bytes past a multiple of the
-         * row: rows a power of two apart (8 KiB at 2048) would fall in the
-         * same L1 sets and evict each other (measured at 2048, one thread:
-         * 28.3 ns a cell-step unpadded, 16.4 padded; 512 is 13.4 either
-         * way). */
-        const size_t stride = (size_t)n + 20;
-        float *pq = malloc(28 * stride * sizeof(float));
-        openmp_ring ring;
-        for (int r = 0; r < 3 && pq; r++) {
-            for (int i = 0; i < 8; i++)
-                ring.share[r][i] = pq + (size_t)(9 * r + i) * stride;
-            /* A surface row and its two ghosts. */
-            ring.surf[r] = pq + (size_t)(9 * r + 8) * stride + 1;
-            ring.surf[r][-1] = ring.surf[r][n] = INFINITY;
-        }
-        if (pq) {
-            float *none = pq + 27 * stride;
-            for (size_t x = 0; x < (size_t)n + 2; x++)
-                none[x] = INFINITY;
-            ring.none = none + 1;
-        }
-
-        if (!pq) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(static)
-        for (uint32_t y = 0; y < rows; y++) {
-            const size_t at = (size_t)y * n;
-            /* In place: the heights become the starting ground, kept. */
-            openmp_hyd_start_row(&c->hyd, hb.b[0] + at, hb.w[0] + at,
-                                 hb.s[0] + at, hb.a + at, n);
-            if (steps > 0)
-                memcpy(hb.b0 + (size_t)y * n, hb.b[0] + (size_t)y * n,
-                       n * sizeof(float));
-        }
-        /* failed is settled: the loop's barrier came after every write. */
-        uint32_t nt = (uint32_t)omp_get_num_threads();
-        uint32_t id = (uint32_t)omp_get_thread_num();
-        uint32_t y0 = (uint32_t)((uint64_t)rows * id / nt);
-        uint32_t y1 = (uint32_t)((uint64_t)rows * (id + 1) / nt);
-#pragma omp single
-        bar.team = nt; /* the single's barrier publishes it */
-        for (uint32_t i = 0; i < steps && !failed; i++) {
-            wg_hyd_state st = wg_hyd_buffers_step(&hb, i);
-            if (y0 < y1)
-                openmp_hyd_band(c, &st, n, rows, y0, y1, &ring);
-            if (id == 0 && s->job->progress) /* one thread tells */
-                s->job->progress("hydraulic", (double)(i + 1) / steps);
-            openmp_barrier_wait(&bar, id);
-        }
-        free(pq);
-        wg_hyd_state st = wg_hyd_buffers_step(&hb, steps);
-#pragma omp for schedule(static)
-        for (uint32_t y = 0; y < rows; y++) {
+        for (uint32_t y = y0; y < y1; y++) {
             wg_rect row = {all.x, all.y + y, n, 1};
-            /* With no steps the start has written everything: the
-             * ground, the sea, and zero sediment into the field. */
-            if (steps > 0)
-                wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.a),
-                                           &V(hb.b0), row, &V(s->f.height),
-                                           &V(st.w), &V(s->f.sediment));
+            wg_scalar_hydraulic_settle(c, &V(st.b), &V(st.w), &V(st.a),
+                                       &V(hb->b0), row, &V(s->f.height),
+                                       &V(st.w), &V(s->f.sediment));
         }
-    }
 #undef V
-    if (failed) {
-        wg_fail(err, "openmp: out of memory for the hydraulic stage's rows");
-        goto out;
     }
-    wg_hyd_buffers_finish(&hb, &s->f, steps);
-    rc = 0;
-out:
-    wg_hyd_buffers_free(&hb);
-    free(bar.cpu);
-    t->hydraulic += wg_now() - t0;
-    return rc;
+    openmp_barrier_wait(&tm->bar, id); /* every row is settled */
+    if (id == 0) {
+        if (!failed)
+            wg_hyd_buffers_finish(hb, &s->f, steps);
+        wg_hyd_buffers_free(hb);
+        memset(hb, 0, sizeof *hb);
+    }
 }
 
-static int openmp_normals(void *ctx, wg_times *t, char *err)
+static void openmp_normals(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                           uint32_t nt)
 {
-    openmp_ctx *s = ctx;
+    (void)id;
+    (void)nt;
     const wg_consts *c = &s->job->consts;
     const uint32_t n = s->all.w, rows = s->all.h, last = rows - 1;
     const float k1 = c->k1, k2 = c->k2;
     const float *h = s->f.height;
     const int stream = openmp_streams(s, 3);
-    int failed = 0;
-    double t0 = wg_now();
+    /* Each thread computes a row into L1-sized buffers, then writes them
+     * out. */
+    float *buf = stream ? malloc(3 * (size_t)n * sizeof *buf) : NULL;
+    if (stream && !buf)
+        openmp_team_fail(tm, "openmp: out of memory for the normals' rows");
+    /* guided, as the terrain. */
+#pragma omp for schedule(guided) nowait
+    for (uint32_t y = 0; y < rows; y++) {
+        if (stream && !buf)
+            continue;
+        uint32_t ym = y > 0 ? y - 1 : 0, yp = y < last ? y + 1 : last;
+        const float ky = (yp - ym == 2) ? k2 : k1;
+        const float *restrict row = h + (size_t)y * n;
+        const float *restrict up = h + (size_t)ym * n;
+        const float *restrict down = h + (size_t)yp * n;
+        /* Straight into the fields when they stay in cache; through the
+         * row buffers when they are streamed out. */
+        float *restrict ox = stream ? buf : s->f.nx + (size_t)y * n;
+        float *restrict oy = stream ? buf + n : s->f.ny + (size_t)y * n;
+        float *restrict oz = stream ? buf + 2 * (size_t)n
+                                    : s->f.nz + (size_t)y * n;
+        openmp_normals_row(row, up, down, n, k1, k2, ky, ox, oy, oz);
+        if (stream) {
+            openmp_stream_row(s->f.nx + (size_t)y * n, ox, n, 1);
+            openmp_stream_row(s->f.ny + (size_t)y * n, oy, n, 1);
+            openmp_stream_row(s->f.nz + (size_t)y * n, oz, n, 1);
+        }
+    }
+    free(buf);
+#ifdef __SSE__
+    if (stream)
+        _mm_sfence(); /* streaming stores are weakly ordered: publish them */
+#endif
+}
 
+/* The four stages in one parallel region: the team forms (openmp_team_form,
+ * counted as setup), then runs each stage and meets at the barrier after
+ * it, where every thread sees whether one failed.  A stage's time is from
+ * the opening of the barrier before it to the opening of the one after
+ * (taken by the last thread to arrive): thread 0, if it slept, wakes after
+ * the others have started the next stage, and its own clock would give
+ * that stage's start to the one before (the normals at 512 on four
+ * threads read 0.008 ms). */
+static int openmp_stages(void *ctx, wg_times *t, char *err)
+{
+    openmp_ctx *s = ctx;
+    static const struct {
+        void (*run)(openmp_ctx *, openmp_team *, uint32_t, uint32_t);
+        size_t time; /* the stage's column in wg_times */
+    } stage[WG_STAGES] = {
+        {openmp_terrain, offsetof(wg_times, terrain)},
+        {openmp_erosion, offsetof(wg_times, erosion)},
+        {openmp_hydraulic, offsetof(wg_times, hydraulic)},
+        {openmp_normals, offsetof(wg_times, normals)},
+    };
+    openmp_team tm;
+    memset(&tm, 0, sizeof tm);
+    const size_t nt = (size_t)s->threads;
+    tm.bar.cpu = malloc(nt * sizeof *tm.bar.cpu);
+#ifdef __linux__
+    tm.at = malloc(nt * sizeof *tm.at);
+    tm.allowed = malloc(nt * sizeof *tm.allowed);
+    if (!tm.at || !tm.allowed) {
+        free(tm.at);
+        free(tm.allowed);
+        free(tm.bar.cpu);
+        tm.bar.cpu = NULL;
+    }
+#endif
+    if (!tm.bar.cpu)
+        return wg_fail(err, "openmp: out of memory for a team of %d threads",
+                       s->threads);
+    for (size_t i = 0; i < nt; i++)
+        atomic_init(&tm.bar.cpu[i], -1);
+    tm.bar.stop_if = &tm.failed;
+    double t0 = wg_now();
 #pragma omp parallel num_threads(s->threads)
     {
-        /* Each thread computes a row into L1-sized buffers, then writes
-         * them out. */
-        float *buf = stream ? malloc(3 * (size_t)n * sizeof *buf) : NULL;
-        if (stream && !buf) {
-#pragma omp atomic write
-            failed = 1;
+        const uint32_t id = (uint32_t)omp_get_thread_num();
+        const uint32_t team = (uint32_t)omp_get_num_threads();
+        /* Every thread stores the same size before it first waits. */
+        atomic_store_explicit(&tm.bar.team, team, memory_order_relaxed);
+        openmp_team_form(&tm, id, team);
+        double at = 0;
+        if (id == 0) {
+            at = tm.bar.opened; /* formed */
+            t->setup += at - t0;
         }
-        /* guided, as the terrain: the other thread wakes about 0.1 ms after
-         * the stage starts (passive waiting, on this 2-core VM), as long as
-         * the normals of 512 take; with static rows the stage waited for it
-         * (512, median of 7 in bench.sh's runs: static 0.26-0.28 ms,
-         * guided 0.18-0.19). */
-#pragma omp for schedule(guided)
-        for (uint32_t y = 0; y < rows; y++) {
-            if (stream && !buf)
-                continue;
-            uint32_t ym = y > 0 ? y - 1 : 0, yp = y < last ? y + 1 : last;
-            const float ky = (yp - ym == 2) ? k2 : k1;
-            const float *restrict row = h + (size_t)y * n;
-            const float *restrict up = h + (size_t)ym * n;
-            const float *restrict down = h + (size_t)yp * n;
-            /* Straight into the fields when they stay in cache; through
-             * the row buffers when they are streamed out. */
-            float *restrict ox = stream ? buf : s->f.nx + (size_t)y * n;
-            float *restrict oy = stream ? buf + n : s->f.ny + (size_t)y * n;
-            float *restrict oz = stream ? buf + 2 * (size_t)n
-                                        : s->f.nz + (size_t)y * n;
-            openmp_normals_row(row, up, down, n, k1, k2, ky, ox, oy, oz);
-            if (stream) {
-                openmp_stream_row(s->f.nx + (size_t)y * n, ox, n, 1);
-                openmp_stream_row(s->f.ny + (size_t)y * n, oy, n, 1);
-                openmp_stream_row(s->f.nz + (size_t)y * n, oz, n, 1);
+        for (int k = 0; k < WG_STAGES; k++) {
+            if (id == 0 && s->job->progress)
+                s->job->progress(wg_stage_names[k], 0);
+            stage[k].run(s, &tm, id, team);
+            openmp_barrier_wait(&tm.bar, id);
+            if (id == 0) {
+                const double now = tm.bar.opened;
+                *(double *)(void *)((char *)t + stage[k].time) += now - at;
+                at = now;
             }
+            if (tm.bar.stop)
+                break;
         }
-        free(buf);
     }
-#ifdef __SSE__
-    _mm_sfence(); /* streaming stores are weakly ordered: publish them */
+#ifdef __linux__
+    free(tm.at);
+    free(tm.allowed);
 #endif
-    t->normals += wg_now() - t0;
-    if (failed)
-        return wg_fail(err, "openmp: out of memory for the normals' rows");
+    free(tm.bar.cpu);
+    if (atomic_load(&tm.failed))
+        return wg_fail(err, "%s", tm.why);
     return 0;
 }
 
@@ -1533,10 +1683,7 @@ const wg_backend wg_backend_openmp = {
     .summary = "rows across threads, vectorised rows (--threads)",
     .probe = openmp_probe,
     .open = openmp_open,
-    .terrain = openmp_terrain,
-    .erosion = openmp_erosion,
-    .hydraulic = openmp_hydraulic,
-    .normals = openmp_normals,
+    .stages = openmp_stages,
     .readback = openmp_readback,
     .close = openmp_close,
     .device = NULL,

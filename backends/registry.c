@@ -21,6 +21,9 @@ const wg_backend *const wg_backends[] = {
     NULL,
 };
 
+const char *const wg_stage_names[WG_STAGES] = {"terrain", "erosion",
+                                               "hydraulic", "normals"};
+
 const wg_backend *wg_backend_find(const char *name)
 {
     for (size_t i = 0; wg_backends[i]; i++)
@@ -116,14 +119,14 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
     t->setup = wg_now() - t0; /* allocation, upload, pipeline creation */
     if (b->device && dev_len && b->device(ctx))
         snprintf(dev, dev_len, "%s", b->device(ctx));
-    static const char *const names[] = {"terrain", "erosion", "hydraulic",
-                                        "normals"};
-    int (*const stages[])(void *, wg_times *, char *) = {
+    int (*const stages[WG_STAGES])(void *, wg_times *, char *) = {
         b->terrain, b->erosion, b->hydraulic, b->normals};
     int rc = 0;
-    for (int i = 0; i < 4 && rc == 0; i++) {
+    if (b->stages)
+        rc = b->stages(ctx, t, err);
+    for (int i = 0; i < WG_STAGES && rc == 0 && !b->stages; i++) {
         if (job->progress)
-            job->progress(names[i], 0);
+            job->progress(wg_stage_names[i], 0);
         rc = stages[i](ctx, t, err);
     }
     if (rc == 0 && job->progress)

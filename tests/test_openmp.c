@@ -1,7 +1,10 @@
 /* test_openmp.c: the OpenMP backend against the scalar reference, bit for
  * bit, at every thread count and at sizes that divide by neither the thread
  * count nor the vector width; and the agreement code that --check uses. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <dirent.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +190,51 @@ WG_TEST(cli_threads_give_identical_files)
              wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir(), wg_tmpdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(c.status == 0, "status %d (the thread count whose file differs): %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* The team moves threads that share a CPU to free ones as it forms, each
+ * bound for a moment and then given its whole mask back: no thread of
+ * this process may be left bound to fewer CPUs than it had. */
+WG_TEST(openmp_team_leaves_no_thread_bound)
+{
+    if (getenv("OMP_PROC_BIND") || getenv("GOMP_CPU_AFFINITY") ||
+        getenv("OMP_PLACES"))
+        return; /* libgomp binds its threads itself, as asked */
+    cpu_set_t all;
+    CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+    wg_world w = {.size = 96, .octaves = 6, .passes = 5, .steps = 5,
+                  .seed = 7};
+    for (int threads = 2; threads <= 5; threads++) {
+        wg_fields f;
+        CHECK(wg_make_world("openmp", &w, threads, &f) == 0);
+        wg_fields_free(&f);
+    }
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d != NULL);
+    int tasks = 0;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        cpu_set_t m;
+        CHECK(sched_getaffinity(atoi(e->d_name), sizeof m, &m) == 0);
+        CHECK(CPU_EQUAL(&m, &all), "thread %s is left with %d of the %d "
+              "CPUs", e->d_name, CPU_COUNT(&m), CPU_COUNT(&all));
+        tasks++;
+    }
+    if (d)
+        closedir(d);
+    CHECK(tasks >= 2, "%d threads: the team ran on one", tasks);
+}
+
+/* More threads than CPUs, all on one: no thread can move, every barrier
+ * sleeps rather than spins, and the bits are scalar's. */
+WG_TEST(cli_openmp_team_on_one_cpu)
+{
+    wg_cli c = wg_cli_sh("taskset -c 0 ./worldgen --size 131 --hydraulic 20 "
+                         "--mesh scalar,openmp --threads 3 --check -q "
+                         "--no-image");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
 }
 
