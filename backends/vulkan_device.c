@@ -5,6 +5,7 @@
 #ifdef WG_HAVE_VULKAN
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +332,45 @@ static void vulkan_append_list(char *err, const VkPhysicalDevice *dev,
         snprintf(err + len, WG_ERR_LEN - len, ")");
 }
 
+int vulkan_gpu_match(const char *const *names, uint32_t count,
+                     const char *gpu, char *err)
+{
+    if (gpu[strspn(gpu, "0123456789")] == '\0') {
+        errno = 0;
+        unsigned long i = strtoul(gpu, NULL, 10);
+        if (errno == 0 && i < count)
+            return (int)i;
+        return wg_fail(err, "no device %s (there are %u)", gpu, count);
+    }
+    int chosen = -1;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!vulkan_contains(names[i], gpu))
+            continue;
+        if (chosen >= 0) {
+            /* A cluster node's four identical GPUs would all have run on
+             * the first: name every one that matches. */
+            size_t len = (size_t)snprintf(err, WG_ERR_LEN, "'%s' is in the "
+                                          "name of more than one device "
+                                          "(give its index):", gpu);
+            for (uint32_t k = (uint32_t)chosen; k < count; k++) {
+                if (len >= WG_ERR_LEN || !vulkan_contains(names[k], gpu))
+                    continue;
+                int n = snprintf(err + len, WG_ERR_LEN - len, "%s %u: %s",
+                                 k == (uint32_t)chosen ? "" : ",", k,
+                                 names[k]);
+                if (n < 0)
+                    break;
+                len += (size_t)n;
+            }
+            return -1;
+        }
+        chosen = (int)i;
+    }
+    if (chosen < 0)
+        return wg_fail(err, "no device's name has '%s'", gpu);
+    return chosen;
+}
+
 /* Choose the physical device: 'gpu' (an index or a name substring) if
  * given, else the best usable one for 'power'; the first in enumeration
  * order wins a tie. */
@@ -344,17 +384,22 @@ int vulkan_dev_pick(vulkan_dev *d, const char *gpu, wg_power power, char *err)
     int chosen = -1;
     if (gpu && *gpu) {
         const char *g = gpu;
-        int is_index = g[strspn(g, "0123456789")] == '\0';
-        for (uint32_t i = 0; i < count && chosen < 0; i++) {
-            VkPhysicalDeviceProperties p;
-            vkGetPhysicalDeviceProperties(dev[i], &p);
-            if (is_index ? strtoul(g, NULL, 10) == i
-                         : vulkan_contains(p.deviceName, g))
-                chosen = (int)i;
+        VkPhysicalDeviceProperties *props = calloc(count, sizeof *props);
+        const char **names = calloc(count, sizeof *names);
+        char reason[WG_ERR_LEN] = "";
+        if (props && names) {
+            for (uint32_t i = 0; i < count; i++) {
+                vkGetPhysicalDeviceProperties(dev[i], &props[i]);
+                names[i] = props[i].deviceName;
+            }
+            chosen = vulkan_gpu_match(names, count, g, reason);
+        } else {
+            snprintf(reason, sizeof reason, "out of memory");
         }
+        free(props);
+        free(names);
         if (chosen < 0) {
-            wg_fail(err, "vulkan: no device matches --gpu '%s' (available: ",
-                    g);
+            wg_fail(err, "vulkan: --gpu '%s': %s (available: ", g, reason);
             vulkan_append_list(err, dev, count);
             goto fail;
         }

@@ -80,6 +80,12 @@ const char *vulkan_result_name(VkResult r);
  * wg_vulkan_validation_count()). */
 int vulkan_dev_instance(vulkan_dev *d, char *err);
 
+/* The device --gpu names among 'count' devices called names[i]: a
+ * decimal index below count, or the one device whose name contains 'gpu'
+ * (case-insensitive).  Returns its index, or -1 with the reason in err:
+ * no such index, no name has it, or several do (each named). */
+int vulkan_gpu_match(const char *const *names, uint32_t count,
+                     const char *gpu, char *err);
 /* Choose the physical device: 'gpu' (an index or a name substring) when
  * not NULL or empty, else the best usable one for 'power'; fills the
  * properties, the queue family and the name. */

@@ -407,6 +407,32 @@ WG_TEST(vulkan_gpu_choice)
     free(j);
 }
 
+/* --gpu among several devices (names as drivers report them; no device
+ * needed): an index, a substring that names one device, and a substring
+ * in several names, which must fail and name each rather than take the
+ * first (four identical GPUs on a cluster node). */
+#ifdef WG_HAVE_VULKAN
+WG_TEST(vulkan_gpu_match_refuses_an_ambiguous_name)
+{
+    static const char *const names[] = {
+        "NVIDIA H200", "llvmpipe (LLVM 15.0.6, 256 bits)", "NVIDIA H200",
+        "AMD Radeon Graphics (RADV GFX1103_R1)"};
+    char err[WG_ERR_LEN] = "";
+    CHECK(vulkan_gpu_match(names, 4, "2", err) == 2, "%s", err);
+    CHECK(vulkan_gpu_match(names, 4, "llvm", err) == 1, "%s", err);
+    CHECK(vulkan_gpu_match(names, 4, "radv", err) == 3, "%s", err);
+    CHECK(vulkan_gpu_match(names, 4, "nvidia", err) == -1);
+    CHECK(strstr(err, "more than one") && strstr(err, "0: NVIDIA H200") &&
+              strstr(err, "2: NVIDIA H200") && !strstr(err, "1: llvm"),
+          "the reason should name both matches and only them: '%s'", err);
+    CHECK(vulkan_gpu_match(names, 4, "4", err) == -1 &&
+              strstr(err, "no device 4"), "'%s'", err);
+    CHECK(vulkan_gpu_match(names, 4, "99999999999999999999999", err) == -1);
+    CHECK(vulkan_gpu_match(names, 4, "intel", err) == -1 &&
+              strstr(err, "intel"), "'%s'", err);
+}
+#endif
+
 /* A world larger than the device's buffers fails cleanly, in probe. */
 WG_TEST(vulkan_too_large)
 {
@@ -561,7 +587,8 @@ WG_TEST(vulkan_cli_options)
     CHECK(c.status == 0 && strstr(c.out, "device  vulkan: "), "%s: %s%s", cmd, c.out, c.err);
     wg_cli_free(&c);
     c = wg_cli_sh("./worldgen --size 40 --no-image --mesh vulkan --gpu 99");
-    CHECK(c.status == 1 && strstr(c.err, "no device matches --gpu '99' (available: 0: "),
+    CHECK(c.status == 1 && strstr(c.err, "--gpu '99': no device 99 (there are ") &&
+          strstr(c.err, "(available: 0: "),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
 }
