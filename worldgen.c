@@ -187,8 +187,9 @@ static void usage(FILE *fp)
 {
     fprintf(fp,
 "Usage: worldgen [OPTION]...\n"
-"Turn a seed into a landscape: terrain, erosion and normals on a choice of\n"
-"backends, a timing table, a rendered picture, height maps and OBJ meshes.\n"
+"Turn a seed into a landscape: terrain, thermal and hydraulic erosion and\n"
+"normals on a choice of backends, a timing table, a rendered picture,\n"
+"height maps and meshes.\n"
 "\n"
 "World:\n"
 "      --size N             vertices per side, 2..65536, or up to 1048577 with\n"
@@ -204,7 +205,8 @@ static void usage(FILE *fp)
 "      --region X,Y,W,H     make and write only columns X..X+W-1 and rows\n"
 "                           Y..Y+H-1 of the world: the same values, to the bit,\n"
 "                           as that window of the whole world on the same\n"
-"                           backend\n"
+"                           backend; writes maps and --json only (no\n"
+"                           picture, OBJ or glTF: those are whole worlds)\n"
 "\n"
 "Backends:\n"
 "      --mesh LIST          the backends to run, comma-separated:");
@@ -212,15 +214,17 @@ static void usage(FILE *fp)
         fprintf(fp, "%s %s", i ? "," : "", wg_backends[i]->name);
     fprintf(fp, ",\n"
 "                           all (every one, each compared with scalar) or\n"
-"                           auto (the fastest here for this world); one not\n"
-"                           available here is skipped with a 'skip' line\n"
+"                           auto (the fastest here for this world); in a\n"
+"                           list, one not available here is skipped with a\n"
+"                           'skip' line, and one named alone is an error\n"
 "                           (default auto)\n"
 "      --require LIST       these backends must run: one that is skipped is\n"
 "                           a failure (exit 1), so that --check cannot pass\n"
 "                           by skipping one; name them in --mesh too (not\n"
 "                           auto)\n"
 "      --threads N          CPU threads for openmp and the renderer, 1..1024\n"
-"                           (default: all cores, or OMP_NUM_THREADS)\n"
+"                           (default: all cores, or OMP_NUM_THREADS; the\n"
+"                           renderer uses at most the cores online)\n"
 "      --power P            vulkan's device: high-performance (a discrete GPU\n"
 "                           first) or low-power (an integrated one first)\n"
 "      --gpu N|NAME         vulkan's device by index or name substring\n"
@@ -262,9 +266,11 @@ static void usage(FILE *fp)
 "      --gltf-error E       simplify the glTF's meshes until a grid point is\n"
 "                           up to E off the surface, 0..1 (default 0: every\n"
 "                           grid vertex; the world is 6 across)\n"
-"  -q, --quiet              print no tables\n"
+"  -q, --quiet              print no timing tables (--histogram still\n"
+"                           prints its own)\n"
 "\n"
-"Picture (a run ends with one):\n"
+"Picture (made unless the run asks for another output: a map, --json,\n"
+"--obj or --gltf; then only with --out or --show):\n"
 "      --out FILE           the rendered PNG (default world.png; '-' is\n"
 "                           standard output, the tables then go to stderr)\n"
 "      --no-image           render and write no picture\n"
@@ -1777,6 +1783,12 @@ static int run(const settings *s, int argc, char **argv)
     }
     if (check_required(s, chosen, n, skipped, nsk) != 0)
         return 1;
+    /* --check with scalar alone, chosen by auto or left alone by the
+     * skips (--mesh scalar got its warning with the options). */
+    if (s->check && n == 1 && (s->mesh_auto || s->mesh_set != 1u))
+        say("warning: --check compares nothing: only scalar runs (%s)",
+            s->mesh_auto ? "--mesh auto chose it for this world"
+                         : "the other backends are not available here");
     if (check_memory(s, &job, n) != 0)
         return 1;
     lattice = malloc((size_t)WG_LATTICE_R * WG_LATTICE_R * sizeof *lattice);

@@ -483,12 +483,20 @@ static void openmp_team_fail(openmp_team *tm, const char *fmt, ...)
  * CPU it may run on that nobody holds, if there is one. */
 static void openmp_team_place(const openmp_team *tm, uint32_t nt, int *to)
 {
-    cpu_set_t held, kept;
+    cpu_set_t held, kept, any, free;
     CPU_ZERO(&held);
     CPU_ZERO(&kept);
-    for (uint32_t i = 0; i < nt; i++)
+    CPU_ZERO(&any);
+    for (uint32_t i = 0; i < nt; i++) {
         if (tm->at[i] >= 0 && tm->at[i] < CPU_SETSIZE)
             CPU_SET(tm->at[i], &held);
+        CPU_OR(&any, &any, &tm->allowed[i]);
+    }
+    /* free = any CPU a thread may run on that nobody holds.  With more
+     * threads than CPUs it empties, and the rest stay at once (a search of
+     * every CPU for each thread had made 1024 threads take 0.44 s). */
+    CPU_AND(&free, &any, &held);
+    CPU_XOR(&free, &any, &free);
     for (uint32_t i = 0; i < nt; i++) {
         const int c = tm->at[i];
         to[i] = -1;
@@ -496,11 +504,14 @@ static void openmp_team_place(const openmp_team *tm, uint32_t nt, int *to)
             CPU_SET(c, &kept);
             continue;
         }
+        cpu_set_t mine;
+        CPU_AND(&mine, &tm->allowed[i], &free);
+        if (CPU_COUNT(&mine) == 0)
+            continue;
         for (int k = 0; k < CPU_SETSIZE && to[i] < 0; k++)
-            if (CPU_ISSET(k, &tm->allowed[i]) && !CPU_ISSET(k, &held))
+            if (CPU_ISSET(k, &mine))
                 to[i] = k;
-        if (to[i] >= 0)
-            CPU_SET(to[i], &held);
+        CPU_CLR(to[i], &free);
     }
 }
 #endif

@@ -30,6 +30,7 @@
 #   scripts/bench.sh -l                    also each stage against this
 #                                          machine's limit (-L: measure the
 #                                          machine again)
+#   scripts/bench.sh -h                    this text (or --help)
 #
 # The whole run's wall time (worldgen's JSON "wall": start to the JSON,
 # setup and everything) is shown beside the stages' total with -t and -l
@@ -116,6 +117,11 @@ usage() {
     echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-l|-L] [-c file.csv]" >&2
     exit 2
 }
+# -h, --help: the comment at the top of this file, on standard output.
+case ${1:-} in -h | --help)
+    sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+    exit 0 ;;
+esac
 while getopts "s:r:b:o:e:H:dtlLc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;

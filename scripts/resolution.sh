@@ -5,6 +5,7 @@
 #   scripts/resolution.sh                    513 against 2049, seed 1234
 #   scripts/resolution.sh 257 1025 -- --seed 7 --sea-level 0.3
 #   scripts/resolution.sh -- --seed 7        513 against 2049, seed 7
+#   scripts/resolution.sh --help             this text
 #
 # Everything after '--' goes to both runs.  Uses --mesh auto (the fields
 # are the same on every backend).  SMALL and BIG are checked before any run:
@@ -19,6 +20,11 @@ usage() {
     echo "usage: scripts/resolution.sh [SMALL [BIG]] [-- WORLDGEN OPTIONS]" >&2
     exit 2
 }
+# -h, --help: the comment above, on standard output.
+case ${1:-} in -h | --help)
+    sed -n '2,/^[^#]/s/^# \{0,1\}//p' scripts/resolution.sh
+    exit 0 ;;
+esac
 small=513 big=2049
 [ $# -gt 0 ] && [ "$1" != -- ] && { small=$1; shift; }
 [ $# -gt 0 ] && [ "$1" != -- ] && { big=$1; shift; }

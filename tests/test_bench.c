@@ -118,6 +118,28 @@ static wg_cli bench_run(const char *args)
     return wg_cli_sh(cmd);
 }
 
+/* -h and --help print what the script does and how to call it (its
+ * header), exit 0, as do resolution.sh's: both had been usage errors. */
+WG_TEST(bench_and_resolution_help)
+{
+    static const char *const calls[] = {
+        "scripts/bench.sh -h", "scripts/bench.sh --help",
+        "scripts/resolution.sh -h", "scripts/resolution.sh --help"};
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "'%s'/%s", wg_srcdir(), calls[i]);
+        wg_cli c = wg_cli_sh(cmd);
+        const char *name = strchr(calls[i], '/') + 1;
+        char example[64];
+        snprintf(example, sizeof example, "scripts/%.*s ",
+                 (int)strcspn(name, " "), name);
+        CHECK(c.status == 0 && strstr(c.out, example) && !c.err[0],
+              "%s: status %d, out '%.80s', err '%s'", calls[i], c.status,
+              c.out, c.err);
+        wg_cli_free(&c);
+    }
+}
+
 /* A bad option value is a usage error (exit 2) that names the option, the
  * value and the valid range, before anything is measured; worldgen's own
  * options get worldgen's ranges.  (-r 0 had printed 0.00000s, -r abc died

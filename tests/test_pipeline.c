@@ -242,6 +242,8 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
                                            "makes no picture"},
         {"--no-image --aa 3", "--aa does nothing"},
         {"--mesh scalar --check", "--check does nothing with --mesh scalar"},
+        {"--check --no-image", "--check compares nothing: only scalar runs "
+                               "(--mesh auto chose it"},
         {"--heightmap-format r16", "--heightmap-format does nothing"},
         {"--gltf-error 0.01", "--gltf-error does nothing without --gltf"},
         {"--out p.jpg", "--out 'p.jpg': the picture is a PNG"},
@@ -263,6 +265,14 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
               "%s: %d %s", cases[i].args, c.status, c.err);
         wg_cli_free(&c);
     }
+    /* --check where the other backend named is not available. */
+    wg_cli v = pipe_sh("VK_ICD_FILENAMES=/nonexistent %s",
+                       "./worldgen --size 16 -q --no-image --mesh "
+                       "scalar,vulkan --check");
+    CHECK(v.status == 0 && strstr(v.err, "--check compares nothing: only "
+                                         "scalar runs (the other backends"),
+          "%d %s", v.status, v.err);
+    wg_cli_free(&v);
     /* And none where every option counts. */
     wg_cli c = pipe_sh("%s", "./worldgen --size 16 -q --mesh all --gpu 0 "
                              "--azimuth 10 --out p.png --threads 2 "

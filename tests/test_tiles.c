@@ -640,6 +640,8 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -- --sedimentmap s.tif",
          "sets --sedimentmap for each tile (give --sediment)"},
         {"--size 100 --tile 10 -- --size 5", "sets --size"},
+        {"--size 100 --tile 10 -- --normalmap n.tif", "not --normalmap"},
+        {"--size 100 --tile 10 -- --albe a.png", "not --albedo"},
         {"--size 100 --tile 10 --bogus", "unknown option '--bogus'"},
         {"--size 100 --tile 10 --format jpg", "--format 'jpg'"},
         {"--size 100 --tile 1 --shared-edges", "--shared-edges needs --tile 2"},
