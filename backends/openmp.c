@@ -348,15 +348,27 @@ oom:
  * to several ms; with a region a stage and passive waiting, the terrain,
  * erosion and normals at 512 took as long on two threads as on one. */
 
-/* A barrier: a thread that arrives first spins for up to OPENMP_SPIN_S,
- * then sleeps (a futex on Linux).  libgomp's own barrier, under the
- * passive waiting worldgen sets, sleeps at once.  The kernel sometimes
- * runs the team's threads on one CPU, and there a spin only holds the CPU
- * from the thread it waits for (a spin regardless made 200 hydraulic steps
- * at 128 take 50 ms against 31, in most runs): a thread spins only when no
- * thread still on its way was last seen on its CPU.  Releases and acquires
- * order each phase's writes before the next one's reads. */
-#define OPENMP_SPIN_S 100e-6
+/* A barrier: a thread that arrives first spins for up to b->spin, then
+ * sleeps (a futex on Linux).  libgomp's own barrier, under the passive
+ * waiting worldgen sets, sleeps at once.  The kernel sometimes runs the
+ * team's threads on one CPU, and there a spin only holds the CPU from the
+ * thread it waits for (a spin regardless made 200 hydraulic steps at 128
+ * take 50 ms against 31, in most runs): a thread spins only when no thread
+ * still on its way was last seen on its CPU.  Releases and acquires order
+ * each phase's writes before the next one's reads.
+ *
+ * How long: each sleep risks the wake onto the waker's CPU that
+ * openmp_barrier_move undoes, so a team with a CPU each spins up to 1 ms,
+ * about a hydraulic step at 512 (100 steps, 20 runs in turn: 76-94 ms with
+ * 0.1 ms, mean 82; 76-81 ms with 1 ms, mean 78; 128 and 16 the same).  A
+ * team with more threads than CPUs spins 0.1 ms: there the longer spin
+ * only held CPUs that teammates needed (four threads on two CPUs, 512:
+ * 89 -> 118 ms); and so does a team once a 1 ms spin has ended with the
+ * barrier still shut, the sign of another program taking its CPUs (with
+ * one beside it, 1 ms spins made 128 take 38 ms instead of 33: a sleeping
+ * thread lets the other program move off its teammate's CPU). */
+#define OPENMP_SPIN_S 1e-3
+#define OPENMP_SPIN_SHARED_S 100e-6
 typedef struct openmp_barrier {
     _Atomic uint32_t arrived; /* threads at the barrier now */
     _Atomic uint32_t gen;     /* how many times it has opened */
@@ -369,6 +381,8 @@ typedef struct openmp_barrier {
      * then part ways, and wait for each other for ever). */
     const _Atomic int *stop_if;
     int stop;
+    int moves; /* a waiting thread may leave a CPU it shares (Linux) */
+    _Atomic int patient; /* spin OPENMP_SPIN_S, else OPENMP_SPIN_SHARED_S */
 } openmp_barrier;
 
 /* The CPU the calling thread runs on, or -1 where that cannot be told. */
@@ -399,6 +413,45 @@ static int openmp_barrier_may_spin(const openmp_barrier *b, uint32_t id,
     return 1;
 }
 
+#ifdef __linux__
+/* A waiting thread finds a teammate last seen on its CPU: woken from a
+ * sleep, Linux put it on its waker's CPU, and there the two take turns
+ * (every later wait sleeps at once, and each sleep moves them together
+ * again).  It moves to a CPU of its mask where no teammate was last seen,
+ * if there is one, narrowing its mask to that CPU and widening it back at
+ * once.  Returns the CPU it is on.  Measured at 512 with 100 steps: runs
+ * that had fallen together took 90-110 ms against 78. */
+static int openmp_barrier_move(openmp_barrier *b, uint32_t id, int cpu)
+{
+    cpu_set_t mine, taken, both, to;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        return cpu;
+    const uint32_t team = atomic_load_explicit(&b->team, memory_order_relaxed);
+    CPU_ZERO(&taken);
+    for (uint32_t i = 0; i < team; i++) {
+        const int c = atomic_load_explicit(&b->cpu[i], memory_order_relaxed);
+        if (c >= 0 && c < CPU_SETSIZE)
+            CPU_SET(c, &taken);
+    }
+    CPU_AND(&both, &mine, &taken);
+    CPU_XOR(&to, &mine, &both); /* mine and not taken */
+    if (CPU_COUNT(&to) == 0)
+        return cpu;
+    int k = 0;
+    while (!CPU_ISSET(k, &to))
+        k++;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(k, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0)
+        return cpu;
+    sched_setaffinity(0, sizeof mine, &mine);
+    const int now = openmp_cpu();
+    atomic_store_explicit(&b->cpu[id], now, memory_order_relaxed);
+    return now;
+}
+#endif
+
 /* Wait until every thread of the team has arrived, spinning for up to
  * 'spin' seconds where openmp_barrier_may_spin allows; or, with 'yield',
  * for up to 'spin' seconds in any case, giving the CPU to whatever else
@@ -421,13 +474,22 @@ static void openmp_barrier_wait_spin(openmp_barrier *b, uint32_t id,
 #endif
         return;
     }
-    if (yield || openmp_barrier_may_spin(b, id, cpu)) {
+    int may = yield || openmp_barrier_may_spin(b, id, cpu);
+#ifdef __linux__
+    if (!may && b->moves)
+        may = openmp_barrier_may_spin(b, id, openmp_barrier_move(b, id, cpu));
+#endif
+    if (may) {
         const double until = wg_now() + spin;
         for (unsigned k = 1;; k++) {
             if (atomic_load_explicit(&b->gen, memory_order_acquire) != gen)
                 return;
-            if ((yield || (k & 63) == 0) && wg_now() > until)
+            if ((yield || (k & 63) == 0) && wg_now() > until) {
+                if (!yield && spin >= OPENMP_SPIN_S)
+                    atomic_store_explicit(&b->patient, 0,
+                                          memory_order_relaxed);
                 break;
+            }
             if (yield)
                 sched_yield();
 #ifdef OPENMP_X86
@@ -447,7 +509,12 @@ static void openmp_barrier_wait_spin(openmp_barrier *b, uint32_t id,
 
 static void openmp_barrier_wait(openmp_barrier *b, uint32_t id)
 {
-    openmp_barrier_wait_spin(b, id, OPENMP_SPIN_S, 0);
+    openmp_barrier_wait_spin(b, id,
+                             atomic_load_explicit(&b->patient,
+                                                  memory_order_relaxed)
+                                 ? OPENMP_SPIN_S
+                                 : OPENMP_SPIN_SHARED_S,
+                             0);
 }
 
 /* What the team shares: its barrier, and the first failure of any of its
@@ -1641,6 +1708,14 @@ static int openmp_stages(void *ctx, wg_times *t, char *err)
     for (size_t i = 0; i < nt; i++)
         atomic_init(&tm.bar.cpu[i], -1);
     tm.bar.stop_if = &tm.failed;
+    tm.bar.moves = 1;
+    int patient = 1;
+#ifdef __linux__
+    cpu_set_t mask;
+    patient = sched_getaffinity(0, sizeof mask, &mask) == 0 &&
+              (size_t)CPU_COUNT(&mask) >= nt;
+#endif
+    atomic_init(&tm.bar.patient, patient);
     double t0 = wg_now();
 #pragma omp parallel num_threads(s->threads)
     {
