@@ -637,6 +637,25 @@ static inline void openmp_normal(float l_h, float r_h, float u_h, float d_h,
     *nz = -dz / l;
 }
 
+/* The widest vector's cells (AVX-512's 16 floats; a multiple of AVX2's 8
+ * and SSE's 4): a row's cells are made this many at a time.  gcc's
+ * vectorised loops make the cells past the last whole vector one at a
+ * time, and an inner row of 512 (510 cells) leaves 14, each costing about
+ * as much as a whole vector: the row kernels run whole vectors, and the
+ * last OPENMP_LANES cells once more as one vector (openmp_tail). */
+#define OPENMP_LANES 16
+
+/* Where a row kernel over [x0, x1) stops its whole vectors: the cells from
+ * there to x1 are then made as the last OPENMP_LANES of the span again,
+ * from x1 - OPENMP_LANES (a kernel whose cells depend only on its inputs,
+ * written where it reads nothing, makes them twice to the same bits).
+ * Spans shorter than a vector run whole, one cell at a time. */
+static inline size_t openmp_tail(size_t x0, size_t x1)
+{
+    const size_t len = x1 - x0;
+    return len < OPENMP_LANES ? x1 : x0 + len / OPENMP_LANES * OPENMP_LANES;
+}
+
 /* The normals of one row, from the rows above and below (which are the row
  * itself at the grid's edges). */
 __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -647,11 +666,18 @@ static void openmp_normals_row(const float *restrict row,
                                float *restrict ox, float *restrict oy,
                                float *restrict oz)
 {
-    const size_t last = n - 1;
+    const size_t last = n - 1, end = n > 2 ? openmp_tail(1, last) : 1;
 #pragma omp simd
-    for (size_t x = 1; x < last; x++)
+    for (size_t x = 1; x < end; x++)
         openmp_normal(row[x - 1], row[x + 1], up[x], down[x], k2, ky, &ox[x],
                       &oy[x], &oz[x]);
+    if (end < last) /* the tail, as one vector (openmp_tail) */
+#pragma omp simd
+        for (size_t i = 0; i < OPENMP_LANES; i++) {
+            const size_t x = last - OPENMP_LANES + i;
+            openmp_normal(row[x - 1], row[x + 1], up[x], down[x], k2, ky,
+                          &ox[x], &oy[x], &oz[x]);
+        }
     /* The clamped border columns span one cell (k1). */
     openmp_normal(row[0], row[1], up[0], down[0], k1, ky, &ox[0], &oy[0],
                   &oz[0]);
@@ -1036,12 +1062,22 @@ static void openmp_erode_row(const float *restrict row,
                              float t, float rate, float *restrict out)
 {
     if (n > 2 && up && down) {
-        /* The cells between the ends of an inner row. */
+        /* The cells between the ends of an inner row, whole vectors, then
+         * the tail as one (openmp_tail). */
+        const size_t end = openmp_tail(1, n - 1);
 #pragma omp simd
-        for (size_t x = 1; x < n - 1; x++)
+        for (size_t x = 1; x < end; x++)
             out[x] = openmp_erode_cell(row[x], up[x - 1], up[x], up[x + 1],
                                        row[x - 1], row[x + 1], down[x - 1],
                                        down[x], down[x + 1], t, rate);
+        if (end < n - 1)
+#pragma omp simd
+            for (size_t i = 0; i < OPENMP_LANES; i++) {
+                const size_t x = n - 1 - OPENMP_LANES + i;
+                out[x] = openmp_erode_cell(
+                    row[x], up[x - 1], up[x], up[x + 1], row[x - 1],
+                    row[x + 1], down[x - 1], down[x], down[x + 1], t, rate);
+            }
     } else if (n > 2) {
         /* The first or last row: a missing row above or below stands in
          * as the cell itself. */
@@ -1409,10 +1445,6 @@ openmp_hyd_step_rows(const wg_hyd_consts *k, const openmp_hyd_in *in,
         openmp_hyd_step_kernel(k, in, x0, x1, bo, wo, so, 0, 0);
 }
 
-/* The widest vector's cells (AVX-512's 16 floats; a multiple of AVX2's 8
- * and SSE's 4): a row's cells are made this many at a time. */
-#define OPENMP_LANES 16
-
 /* 'in' with every row moved 'by' cells on: the copy's cell x is in's cell
  * x + by (rows that are not there stay NULL). */
 static openmp_hyd_in openmp_hyd_shift(const openmp_hyd_in *in, size_t by)
@@ -1447,10 +1479,7 @@ static void openmp_hyd_step_cells(const wg_hyd_consts *k,
                                   float *restrict wo, float *restrict so,
                                   int up, int down)
 {
-    const size_t len = x1 - x0;
-    const size_t end = len < OPENMP_LANES
-                           ? x1
-                           : x0 + len / OPENMP_LANES * OPENMP_LANES;
+    const size_t end = openmp_tail(x0, x1);
     openmp_hyd_step_rows(k, in, x0, end, bo, wo, so, up, down);
     if (end == x1)
         return;
