@@ -348,7 +348,7 @@ oom:
  * to several ms; with a region a stage and passive waiting, the terrain,
  * erosion and normals at 512 took as long on two threads as on one. */
 
-/* A barrier: a thread that arrives first spins for up to b->spin, then
+/* A barrier: a thread that arrives first spins for a while (below), then
  * sleeps (a futex on Linux).  libgomp's own barrier, under the passive
  * waiting worldgen sets, sleeps at once.  The kernel sometimes runs the
  * team's threads on one CPU, and there a spin only holds the CPU from the
@@ -381,7 +381,6 @@ typedef struct openmp_barrier {
      * then part ways, and wait for each other for ever). */
     const _Atomic int *stop_if;
     int stop;
-    int moves; /* a waiting thread may leave a CPU it shares (Linux) */
     _Atomic int patient; /* spin OPENMP_SPIN_S, else OPENMP_SPIN_SHARED_S */
 } openmp_barrier;
 
@@ -476,7 +475,7 @@ static void openmp_barrier_wait_spin(openmp_barrier *b, uint32_t id,
     }
     int may = yield || openmp_barrier_may_spin(b, id, cpu);
 #ifdef __linux__
-    if (!may && b->moves)
+    if (!may)
         may = openmp_barrier_may_spin(b, id, openmp_barrier_move(b, id, cpu));
 #endif
     if (may) {
@@ -1796,7 +1795,6 @@ static int openmp_stages(void *ctx, wg_times *t, char *err)
     for (size_t i = 0; i < nt; i++)
         atomic_init(&tm.bar.cpu[i], -1);
     tm.bar.stop_if = &tm.failed;
-    tm.bar.moves = 1;
     int patient = 1;
 #ifdef __linux__
     cpu_set_t mask;
