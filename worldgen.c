@@ -135,7 +135,6 @@ static const settings defaults = {
     .out = "world.png",
 };
 
-
 static const struct option long_opts[] = {
     {"size", required_argument, NULL, OPT_SIZE},
     {"seed", required_argument, NULL, OPT_SEED},

@@ -52,7 +52,6 @@ void wg_consts_init(wg_consts *c, const wg_world *w)
     wg_hyd_init(&c->hyd, w);
 }
 
-
 /* SPEC min(a, b), on the host as on the device. */
 static float lattice_min(float a, float b)
 {

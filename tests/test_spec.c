@@ -608,7 +608,6 @@ WG_TEST(scalar_hydraulic_subnormal_sea_is_flushed)
 }
 #endif
 
-
 /* Whether python3 is here for spec_reference.py; the test is skipped,
  * saying so, where it is not. */
 static int spec_have_python(void)
