@@ -1481,6 +1481,12 @@ static int write_picture(const settings *s, const wg_fields *f,
             say("cannot render: %s", err);
             return 1;
         }
+        if (rs.camera_inside)
+            say("warning: the camera is inside the ground (at height %.3g, "
+                "under the surface at %.3g): the picture shows the land from "
+                "within, with holes where its surface faces away; raise "
+                "--elevation, --distance or --look", (double)rs.camera_y,
+                (double)rs.surface_y);
         rep->raster = rs.raster;
         rep->shade = rs.shade;
         rep->triangles = rs.triangles;

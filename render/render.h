@@ -151,6 +151,10 @@ typedef struct wg_render_stats {
     uint32_t threads;          /* that shaded (and at most that rasterised) */
     double memory; /* bytes the render had allocated at its peak, the
                       picture included (wg_render_memory predicts it) */
+    /* The orbit view's camera is inside the block: over its footprint,
+     * under the surface drawn (at surface_y) and above its floor. */
+    int camera_inside;
+    float camera_y, surface_y;
 } wg_render_stats;
 
 /* Render the fields f of a world whose sea stands at height 'sea' into img
@@ -379,6 +383,10 @@ typedef struct wg_palette {
     int sun_in_water;   /* the water mirrors the sun (1, the default), or
                          * the sky alone (0: the map, where a sun near the
                          * zenith would shine off every lake at once) */
+    /* 1 by day.  sun_light: the share of the sun's disc above the horizon
+     * (0 from half a degree below it); sky_light: the sky and its fill
+     * dimming through twilight, to a night's 0.08 at 10 degrees below. */
+    float sun_light, sky_light;
 } wg_palette;
 
 void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el);

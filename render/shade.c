@@ -56,15 +56,28 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     p->shallow = wg_from_srgb(26, 116, 128);
     p->haze_density = 0.05f;
     p->sun_in_water = 1;
+    /* A sun below the horizon lights nothing directly, and the sky dims
+     * (it had stayed at noon's colours, a west face lit in full beside
+     * dark land).  From half a degree up nothing changes. */
+    p->sun_light = wg_smoothstep(sun_el + 0.5f);
+    p->sky_light = sun_el >= 0.0f
+                       ? 1.0f
+                       : 0.08f + 0.92f * wg_smoothstep((sun_el + 10.0f) / 10.0f);
+    wg_rgb *sky[3] = {&p->zenith, &p->horizon, &p->glow};
+    for (int i = 0; i < 3; i++) {
+        sky[i]->r *= p->sky_light;
+        sky[i]->g *= p->sky_light;
+        sky[i]->b *= p->sky_light;
+    }
 }
 
 wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit)
 {
     float lam = n[0] * p->sun[0] + n[1] * p->sun[1] + n[2] * p->sun[2];
-    lam = lam > 0.0f ? lam * lit : 0.0f;
+    lam = lam > 0.0f ? lam * lit * p->sun_light : 0.0f;
     /* The sky fill: all of it from straight up, a fifth of it still on an
      * overhang (light bounced off the ground), so no face is black. */
-    float sky = 0.6f + 0.4f * n[1];
+    float sky = (0.6f + 0.4f * n[1]) * p->sky_light;
     wg_rgb o = {c.r * (shade_sun_light.r * lam + shade_sky_light.r * sky),
                 c.g * (shade_sun_light.g * lam + shade_sky_light.g * sky),
                 c.b * (shade_sun_light.b * lam + shade_sky_light.b * sky)};
@@ -85,7 +98,8 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
     /* A broad glow near the horizon toward the sun, a tight halo, and the
      * disc itself (half a degree across). */
     float g = 0.55f * t8 * hz + 0.5f * t64 +
-              6.0f * wg_smoothstep((toward - 0.99994f) / 0.00003f);
+              6.0f * p->sun_light *
+                  wg_smoothstep((toward - 0.99994f) / 0.00003f);
     c.r += p->glow.r * g;
     c.g += p->glow.g * g;
     c.b += p->glow.b * g;
@@ -147,7 +161,7 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
     s256 *= s256;
     s256 *= s256;
     s256 *= s256;
-    float glint = lit * (1.5f * s256 + 0.04f * s16);
+    float glint = lit * p->sun_light * (1.5f * s256 + 0.04f * s16);
     wg_rgb c = {below.r * (1.0f - fres) + sky.r * fres +
                     shade_sun_light.r * glint,
                 below.g * (1.0f - fres) + sky.g * fres +
@@ -456,12 +470,17 @@ static wg_rgb shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
     /* The haze is lit as the sky just above the horizon in that direction
      * (wg_sky at an elevation of about one degree, its constant parts
      * folded into c->air), so it glows toward the sun. */
-    float hl = 1.0f / sqrtf(dir[0] * dir[0] + dir[2] * dir[2] + 1e-12f);
+    float flat = dir[0] * dir[0] + dir[2] * dir[2]; /* cos^2 of its pitch */
+    float hl = 1.0f / sqrtf(flat + 1e-12f);
     const float *sun = c->p->sun;
     float toward = (dir[0] * sun[0] + dir[2] * sun[2]) * hl;
     toward = toward > 0.0f ? toward : 0.0f;
     float t2 = toward * toward, t4 = t2 * t2, t8 = t4 * t4;
-    float g = 0.55f * t8 * c->air_hz;
+    /* The glow fades out for rays steeper than 45 degrees, gone at 72:
+     * near the vertical the ray's bearing turns through every direction
+     * within a few pixels, and the floor seen from straight below showed
+     * a wedge of glow fanning out from the point overhead. */
+    float g = 0.55f * t8 * c->air_hz * wg_smoothstep((flat - 0.1f) * 2.5f);
     wg_rgb air = {c->air.r + c->p->glow.r * g, c->air.g + c->p->glow.g * g,
                   c->air.b + c->p->glow.b * g};
     return wg_mix(col, air, amount);

@@ -244,6 +244,8 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
         {"--mesh scalar --check", "--check does nothing with --mesh scalar"},
         {"--check --no-image", "--check compares nothing: only scalar runs "
                                "(--mesh auto chose it"},
+        {"--distance 0.1 --out p.png", "the camera is inside the ground (at "
+                                       "height 0.242, under the surface"},
         {"--heightmap-format r16", "--heightmap-format does nothing"},
         {"--gltf-error 0.01", "--gltf-error does nothing without --gltf"},
         {"--out p.jpg", "--out 'p.jpg': the picture is a PNG"},

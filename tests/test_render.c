@@ -435,6 +435,34 @@ WG_TEST(render_light_low_sun_and_sky_fill)
     CHECK(z.b > z.r && s.r > h.r, "sky %g %g %g", z.b, z.r, s.r);
 }
 
+/* A sun below the horizon lights no face directly (a west face had stayed
+ * sunlit beside dark land), and the sky dims through twilight; from half a
+ * degree up the light is the day's, unchanged. */
+WG_TEST(render_light_sun_below_the_horizon)
+{
+    const float west[3] = {-1, 0, 0}, zen[3] = {0, 1, 0};
+    wg_rgb grey = {0.5f, 0.5f, 0.5f};
+    wg_palette day, dusk, night, dawn;
+    wg_palette_make(&day, 0.25f, 270, 20);
+    wg_palette_make(&dawn, 0.25f, 270, 0.5f);
+    wg_palette_make(&dusk, 0.25f, 270, -3);
+    wg_palette_make(&night, 0.25f, 270, -20);
+    CHECK(dawn.sun_light == 1.0f && dawn.sky_light == 1.0f &&
+          day.sun_light == 1.0f && day.sky_light == 1.0f);
+    /* The west face, facing the sun's bearing: direct sun by day, only the
+     * (dimmed) sky's fill at dusk. */
+    wg_rgb lit = wg_light(&day, grey, west, 1.0f);
+    wg_rgb fill = wg_light(&day, grey, west, 0.0f);
+    wg_rgb set = wg_light(&dusk, grey, west, 1.0f);
+    CHECK(lit.r > 2.0f * fill.r, "%g %g", lit.r, fill.r);
+    CHECK(set.r <= fill.r && set.r > 0.0f, "dusk %g, the day's fill %g",
+          set.r, fill.r);
+    wg_rgb z_day = wg_sky(&day, zen), z_dusk = wg_sky(&dusk, zen),
+           z_night = wg_sky(&night, zen);
+    CHECK(z_dusk.b < z_day.b && z_night.b < 0.2f * z_day.b && z_night.b > 0,
+          "zenith %g %g %g", z_day.b, z_dusk.b, z_night.b);
+}
+
 WG_TEST(render_shadow_sweep_behind_a_ridge)
 {
     /* Flat ground with a wall one unit tall down the middle (x = 32 of 65,
@@ -1059,6 +1087,37 @@ WG_TEST(render_map_water_under_a_high_sun_stays_water)
               first ? first[2] : 0);
         free(rgb);
     }
+}
+
+/* The block's floor seen from straight below: the haze's glow toward the
+ * sun followed each ray's bearing, which near the vertical turns through
+ * every direction within a few pixels, and a wedge of glow fanned out from
+ * the point overhead.  Now the floor round that point is even: pixels on a
+ * ring about it differ by a few levels, not tens. */
+WG_TEST(render_floor_from_below_has_no_wedge)
+{
+    wg_cli c = wg_cli_sh("./worldgen --size 16 --mesh scalar -q --elevation "
+                         "-89 --sun-elevation 5 --width 96 --height 96 --aa 1 "
+                         "--out below.png");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    char path[512];
+    snprintf(path, sizeof path, "%s/below.png", wg_tmpdir());
+    uint32_t w = 0, h = 0;
+    uint8_t *rgb = wg_read_png(path, 8, 3, &w, &h, NULL, 0);
+    CHECK(rgb && w == 96 && h == 96, "%s", path);
+    int lo = 255, hi = 0;
+    for (int a = 0; rgb && w == 96 && h == 96 && a < 64; a++) {
+        double t = a * 6.283185307179586 / 64;
+        int x = 48 + (int)lround(12 * cos(t)), y = 48 + (int)lround(12 * sin(t));
+        const uint8_t *q = rgb + 3 * ((size_t)y * 96 + (size_t)x);
+        int v = q[0] + q[1] + q[2];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    CHECK(hi - lo <= 9, "the floor round the point overhead spans %d..%d",
+          lo, hi);
+    free(rgb);
 }
 
 /* 8-bit sRGB to linear, below the tone curve's shoulder (shade.c). */
