@@ -92,6 +92,7 @@
 #endif
 
 #include "backend.h"
+#include "cache.h"
 #include "hydraulic.h"
 #include "scalar.h"
 
@@ -706,37 +707,6 @@ static void openmp_stream_row(float *restrict dst, const float *restrict src,
         dst[x] = src[x];
 }
 
-/* The last-level cache of cpu0 in bytes, from sysfs (the largest cache of
- * the highest level listed), or 0 where sysfs does not say. */
-static size_t openmp_llc_bytes(void)
-{
-    size_t best = 0;
-    int best_level = 0;
-    for (int i = 0; i < 16; i++) {
-        char path[96], buf[64];
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        FILE *fp = fopen(path, "r");
-        if (!fp)
-            break;
-        int level = fgets(buf, sizeof buf, fp) ? atoi(buf) : 0;
-        fclose(fp);
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        fp = fopen(path, "r");
-        if (!fp)
-            continue;
-        if (fgets(buf, sizeof buf, fp)) {
-            char *end;
-            unsigned long long v = strtoull(buf, &end, 10);
-            v *= *end == 'K' ? 1024 : *end == 'M' ? 1048576 : 1;
-            if (level > best_level || (level == best_level && v > best))
-                best = (size_t)v, best_level = level;
-        }
-        fclose(fp);
-    }
-    return best;
-}
 
 /* Whether a stage's output, 'fields' fields of R, is too big to stay in
  * cache, so that streaming it past the cache pays: above a quarter of the
@@ -750,7 +720,7 @@ static size_t openmp_llc_bytes(void)
  * and at 4096 either way was the same within 2 ms. */
 static size_t openmp_stream_bytes(void)
 {
-    size_t quarter = openmp_llc_bytes() / 4;
+    size_t quarter = wg_cache_bytes(0) / 4; /* of the last level */
     return quarter > ((size_t)8 << 20) ? quarter : (size_t)8 << 20;
 }
 

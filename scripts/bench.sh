@@ -352,7 +352,8 @@ if [ "$limits" = 1 ]; then
         echo "limits: not measured: this CPU has no AVX2 (scripts/limits.c measures AVX2)"
     else
         mkdir -p build
-        if [ ! -x build/limits ] || [ scripts/limits.c -nt build/limits ]; then
+        if [ ! -x build/limits ] || [ scripts/limits.c -nt build/limits ] ||
+            [ backends/cache.h -nt build/limits ]; then
             ${CC:-cc} -std=c11 -O3 -mavx2 -fopenmp -ffp-contract=off -o build/limits.tmp.$$ \
                 scripts/limits.c && mv build/limits.tmp.$$ build/limits ||
                 { rm -f build/limits.tmp.$$; echo "bench.sh: cannot build scripts/limits.c" >&2; exit 1; }

@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../backends/cache.h"
+
 #define BEST 15 /* repetitions of each measurement: the best counts */
 
 static volatile float sink;
@@ -367,44 +369,13 @@ __attribute__((noinline)) static void quad_run(void)
     sink = _mm256_cvtss_f32(s);
 }
 
-/* The size of a level-'level' data or unified cache of cpu0, from sysfs
- * (sysconf's figures are wrong on some virtual machines), or 0. */
-static long cache_bytes(int level)
-{
-    long best = 0;
-    for (int i = 0; i < 8; i++) {
-        char path[96], buf[64];
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-        FILE *fp = fopen(path, "r");
-        if (!fp)
-            break;
-        int lv = fgets(buf, sizeof buf, fp) ? atoi(buf) : 0;
-        fclose(fp);
-        if (lv != level)
-            continue;
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-        fp = fopen(path, "r");
-        if (fp && fgets(buf, sizeof buf, fp)) {
-            char *end;
-            long v = strtol(buf, &end, 10);
-            v *= *end == 'K' ? 1024 : *end == 'M' ? 1048576 : 1;
-            if (v > best)
-                best = v;
-        }
-        if (fp)
-            fclose(fp);
-    }
-    return best;
-}
 
 int main(void)
 {
     const int cores = omp_get_num_procs();
     const int ts[2] = {1, cores};
     const char *sfx[2] = {"1", "all"};
-    long l2 = cache_bytes(2), l3 = cache_bytes(3);
+    long l2 = (long)wg_cache_bytes(2), l3 = (long)wg_cache_bytes(3);
     printf("cores %d\nl2_bytes %ld\nl3_bytes %ld\n", cores, l2 > 0 ? l2 : 0,
            l3 > 0 ? l3 : 0);
 
