@@ -433,8 +433,9 @@ static int openmp_move_to(int to, const cpu_set_t *mask)
  * sleep, Linux put it on its waker's CPU, and there the two take turns
  * (every later wait sleeps at once, and each sleep moves them together
  * again).  It moves to a CPU of its mask where no teammate was last seen,
- * if there is one (openmp_move_to).  Returns the CPU it is on.  Measured at 512 with 100 steps: runs
- * that had fallen together took 90-110 ms against 78. */
+ * if there is one (openmp_move_to).  Returns the CPU it is on.  Measured
+ * at 512 with 100 steps: runs that had fallen together took 90-110 ms
+ * against 78. */
 static int openmp_barrier_move(openmp_barrier *b, uint32_t id, int cpu)
 {
     cpu_set_t mine, taken, both, to;
