@@ -1,5 +1,6 @@
 /* raster.c: the Z-buffer rasteriser: the closed terrain block's triangles
- * into a visibility buffer of 64-bit keys (render.h says what a key holds).
+ * and the water's over it into a visibility buffer of 64-bit keys
+ * (render.h says what a key holds).
  *
  * Positions are snapped to 1/256 of a sample and the coverage test is done
  * on exact 64-bit integer edge functions with a tie rule that gives a pixel
@@ -73,6 +74,21 @@ uint64_t wg_block_triangles(uint32_t n)
     return wg_block_skirts(n) + 4 * (uint64_t)(n - 1);
 }
 
+uint64_t wg_block_water(uint32_t n)
+{
+    return wg_block_triangles(n);
+}
+
+uint64_t wg_block_water_sides(uint32_t n)
+{
+    return wg_block_water(n) + wg_block_surface(n);
+}
+
+uint64_t wg_block_all(uint32_t n)
+{
+    return wg_block_water_sides(n) + 8 * (uint64_t)(n - 1);
+}
+
 /* Grid vertex i of side s of the border, walking each side in increasing
  * x or y: s = 0 north (y = 0), 1 east (x = N-1), 2 south (y = N-1), 3 west
  * (x = 0). */
@@ -109,56 +125,88 @@ static void raster_orient(float p[3][3], const float out[3])
         }
 }
 
-void wg_block_triangle(const float *h, uint32_t n, uint64_t id, float p[3][3])
+/* The corners of surface triangle k (a cell's half) on the heights h. */
+static void raster_cell_triangle(const float *h, uint32_t n, float sp,
+                                 uint64_t k, float p[3][3])
 {
-    float sp = wg_block_spacing(n);
-    uint64_t surface = wg_block_surface(n), skirts = wg_block_skirts(n);
-    if (id < surface) {
-        /* Cell corners a (x, y), b (x+1, y), c (x, y+1), d (x+1, y+1):
-         * (a, c, b) and (b, c, d) are counter-clockwise seen from +Y. */
-        /* (N-1)^2 < 2^32 for every allowed N: a 32-bit division, twice
-         * as fast as a 64-bit one, and this runs once per shaded pixel. */
-        uint32_t cell = (uint32_t)(id >> 1);
-        uint32_t x = cell % (n - 1), y = cell / (n - 1);
-        if ((id & 1) == 0) {
-            raster_vertex(h, n, sp, x, y, 0, 0, p[0]);
-            raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
-            raster_vertex(h, n, sp, x + 1, y, 0, 0, p[2]);
-        } else {
-            raster_vertex(h, n, sp, x + 1, y, 0, 0, p[0]);
-            raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
-            raster_vertex(h, n, sp, x + 1, y + 1, 0, 0, p[2]);
-        }
-        return;
+    /* Cell corners a (x, y), b (x+1, y), c (x, y+1), d (x+1, y+1):
+     * (a, c, b) and (b, c, d) are counter-clockwise seen from +Y. */
+    /* (N-1)^2 < 2^32 for every allowed N: a 32-bit division, twice
+     * as fast as a 64-bit one, and this runs once per shaded pixel. */
+    uint32_t cell = (uint32_t)(k >> 1);
+    uint32_t x = cell % (n - 1), y = cell / (n - 1);
+    if ((k & 1) == 0) {
+        raster_vertex(h, n, sp, x, y, 0, 0, p[0]);
+        raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
+        raster_vertex(h, n, sp, x + 1, y, 0, 0, p[2]);
+    } else {
+        raster_vertex(h, n, sp, x + 1, y, 0, 0, p[0]);
+        raster_vertex(h, n, sp, x, y + 1, 0, 0, p[1]);
+        raster_vertex(h, n, sp, x + 1, y + 1, 0, 0, p[2]);
     }
+}
+
+/* Triangle 'half' of the wall under edge i of side s of the border, from
+ * the heights 'top' down to 'bottom' (NULL: the floor), split along
+ * T(i) - B(i+1), facing out of the block.  Where top and bottom meet at a
+ * vertex, one of the two has no area and is not drawn. */
+static void raster_wall(const float *top, const float *bottom, uint32_t n,
+                        float sp, uint32_t s, uint32_t i, int half,
+                        float p[3][3])
+{
     static const float outward[4][3] = {
         {0, 0, -1}, {1, 0, 0}, {0, 0, 1}, {-1, 0, 0}};
-    static const float down[3] = {0, -1, 0};
     uint32_t x0, y0, x1, y1;
-    if (id < skirts) {
-        /* A skirt column: the border edge from vertex i to i+1 and the two
-         * floor points under it, split along T(i) - B(i+1). */
+    raster_border(n, s, i, &x0, &y0);
+    raster_border(n, s, i + 1, &x1, &y1);
+    const float *b = bottom ? bottom : top;
+    const int floor = bottom == NULL;
+    raster_vertex(top, n, sp, x0, y0, 0, 0, p[0]);
+    if (half == 0) {
+        raster_vertex(top, n, sp, x1, y1, 0, 0, p[1]);
+        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, floor, p[2]);
+    } else {
+        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, floor, p[1]);
+        raster_vertex(b, n, sp, x0, y0, WG_BLOCK_FLOOR, floor, p[2]);
+    }
+    raster_orient(p, outward[s]);
+}
+
+void wg_block_triangle(const wg_block *blk, uint64_t id, float p[3][3])
+{
+    const uint32_t n = blk->n;
+    float sp = wg_block_spacing(n);
+    uint64_t surface = wg_block_surface(n), skirts = wg_block_skirts(n);
+    uint64_t water = wg_block_water(n), sides = wg_block_water_sides(n);
+    if (id < surface) {
+        raster_cell_triangle(blk->ground, n, sp, id, p);
+        return;
+    }
+    if (id >= water && id < sides) {
+        raster_cell_triangle(blk->level, n, sp, id - water, p);
+        return;
+    }
+    if (id < skirts || id >= sides) {
+        /* A skirt's column, from the ground down to the floor, or the
+         * water's above it, from its surface down to the ground: the
+         * border edge from vertex i to i+1 and the two points under it. */
         /* 4(N-1) columns < 2^32: 32-bit divisions, as above (this runs
          * once per side triangle in each pixel that shows it: 74 of the 183
          * thousand hits of the default view). */
-        uint64_t k = id - surface;
+        uint64_t k = id < skirts ? id - surface : id - sides;
         uint32_t col = (uint32_t)(k >> 1);
         uint32_t s = col / (n - 1), i = col % (n - 1);
-        raster_border(n, s, i, &x0, &y0);
-        raster_border(n, s, i + 1, &x1, &y1);
-        raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 0, p[0]);
-        if ((k & 1) == 0) {
-            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 0, p[1]);
-            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[2]);
-        } else {
-            raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[1]);
-            raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 1, p[2]);
-        }
-        raster_orient(p, outward[s]);
+        if (id < skirts)
+            raster_wall(blk->ground, NULL, n, sp, s, i, (int)(k & 1), p);
+        else
+            raster_wall(blk->level, blk->ground, n, sp, s, i, (int)(k & 1),
+                        p);
         return;
     }
     /* The floor: a fan from its centre to every floor point of the border,
      * so it shares each skirt column's bottom edge exactly. */
+    static const float down[3] = {0, -1, 0};
+    uint32_t x0, y0, x1, y1;
     uint32_t k = (uint32_t)(id - skirts);
     uint32_t s = k / (n - 1), i = k % (n - 1);
     raster_border(n, s, i, &x0, &y0);
@@ -166,8 +214,8 @@ void wg_block_triangle(const float *h, uint32_t n, uint64_t id, float p[3][3])
     p[0][0] = 0.0f;
     p[0][1] = WG_BLOCK_FLOOR;
     p[0][2] = 0.0f;
-    raster_vertex(h, n, sp, x0, y0, WG_BLOCK_FLOOR, 1, p[1]);
-    raster_vertex(h, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[2]);
+    raster_vertex(blk->ground, n, sp, x0, y0, WG_BLOCK_FLOOR, 1, p[1]);
+    raster_vertex(blk->ground, n, sp, x1, y1, WG_BLOCK_FLOOR, 1, p[2]);
     raster_orient(p, down);
 }
 
@@ -578,14 +626,15 @@ static int raster_clipped(const wg_target *t, const wg_eye *v,
     return drawn;
 }
 
-static int raster_one(const wg_target *t, const wg_eye *v, const float *h,
-                      uint32_t n, const wg_svert *a, const wg_svert *b,
-                      const wg_svert *c, uint64_t id, int cull)
+static int raster_one(const wg_target *t, const wg_eye *v,
+                      const wg_block *blk, const wg_svert *a,
+                      const wg_svert *b, const wg_svert *c, uint64_t id,
+                      int cull)
 {
     if (a->x != RASTER_OUT && b->x != RASTER_OUT && c->x != RASTER_OUT)
         return raster_tri(t, a, b, c, id, cull);
     float p[3][3];
-    wg_block_triangle(h, n, id, p);
+    wg_block_triangle(blk, id, p);
     return raster_clipped(t, v, p, id, cull);
 }
 
@@ -596,24 +645,26 @@ static int raster_one(const wg_target *t, const wg_eye *v, const float *h,
  * this loop was a third of the rasteriser's time, one vertex at a time;
  * an AVX2 clone did not vectorise (gcc 12 keeps its selects as
  * branches). */
-static void raster_row(const wg_eye *v, const float *h, uint32_t n, float sp,
-                       uint32_t y, uint32_t x0, uint32_t x1, wg_svert *out)
+static void raster_row(const wg_eye *v, const float *h, const float *l,
+                       uint32_t n, float sp, uint32_t y, uint32_t x0,
+                       uint32_t x1, wg_svert *out)
 {
     /* The eye copied out, so the compiler need not reload it after each
      * store. */
     const wg_eye e = *v;
-    const float *row = h + (size_t)y * n;
+    const float *row = h + (size_t)y * n, *lrow = l + (size_t)y * n;
     /* The row's z term of each camera coordinate: the same product that
      * raster_to_camera adds last. */
     const float d2 = wg_block_coord(y, sp) - e.pos[2];
     const float k0 = d2 * e.right[2], k1 = d2 * e.up[2], k2 = d2 * e.fwd[2];
     const int32_t first = (int32_t)x0, count = (int32_t)(x1 - x0) + 1;
     row += x0;
+    lrow += x0;
     for (int32_t i = 0; i < count; i++) {
         /* wg_block_coord: a grid index (< 2^31) converted signed, the
          * same value, as vectors convert */
         float d0 = (-3.0f + (float)(first + i) * sp) - e.pos[0];
-        float d1 = row[i] - e.pos[1];
+        float d1 = (lrow[i] > row[i] ? lrow[i] : row[i]) - e.pos[1];
         float c0 = (d0 * e.right[0] + d1 * e.right[1]) + k0;
         float c1 = (d0 * e.up[0] + d1 * e.up[1]) + k1;
         float c2 = (d0 * e.fwd[0] + d1 * e.fwd[1]) + k2;
@@ -674,54 +725,108 @@ static uint32_t raster_runs(uint32_t n)
     return (n - 2) / WG_PIECE_CELLS + 1;
 }
 
-size_t wg_plan_bytes(uint32_t n)
+/* The plan's pieces, then its cells. */
+static size_t raster_pieces_bytes(uint32_t n)
 {
     size_t runs = raster_runs(n);
-    return (runs * runs + 8 * runs) * sizeof(wg_piece);
+    return (runs * runs + 12 * runs) * sizeof(wg_piece);
+}
+
+size_t wg_plan_bytes(uint32_t n)
+{
+    return raster_pieces_bytes(n) + wg_cells(n - 1);
 }
 
 int wg_plan_alloc(wg_plan *pl, uint32_t n)
 {
     pl->count = 0;
     pl->pieces = wg_render_alloc(wg_plan_bytes(n));
+    pl->cells = pl->pieces ? (uint8_t *)pl->pieces + raster_pieces_bytes(n)
+                           : NULL;
     return pl->pieces ? 0 : -1;
 }
 
-int wg_plan_make(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
+int wg_plan_make(wg_plan *pl, const wg_eye *v, const wg_block *b)
 {
-    if (wg_plan_alloc(pl, n) != 0)
+    if (wg_plan_alloc(pl, b->n) != 0)
         return -1;
-    wg_plan_fill(pl, v, h, n);
+    wg_plan_fill(pl, v, b);
     return 0;
 }
 
-void wg_plan_fill(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
+/* Add the piece of 'kind' over vertices [x0, x1] x [y0, y1], whose
+ * heights span lo..hi, if it reaches the picture. */
+static void raster_piece(wg_plan *pl, const wg_eye *v, float sp,
+                         uint32_t kind, uint32_t x0, uint32_t y0, uint32_t x1,
+                         uint32_t y1, float lo, float hi, int mixed)
+{
+    float a[3] = {wg_block_coord(x0, sp), lo, wg_block_coord(y0, sp)};
+    float b[3] = {wg_block_coord(x1, sp), hi, wg_block_coord(y1, sp)};
+    wg_piece *k = &pl->pieces[pl->count];
+    if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
+        k->kind = kind, k->a = x0, k->b = y0, k->ea = x1, k->eb = y1;
+        k->mixed = mixed;
+        pl->count++;
+    }
+}
+
+/* The square of cells from (bx, by) as a piece: the ground alone where it
+ * has no water, else the ground and the water, each cell drawing what
+ * WG_CELL_* says. */
+static void raster_square(wg_plan *pl, const wg_eye *v, const wg_block *blk,
+                          uint32_t bx, uint32_t by)
+{
+    const uint32_t n = blk->n;
+    const float sp = wg_block_spacing(n);
+    uint32_t ex = bx + WG_PIECE_CELLS < n - 1 ? bx + WG_PIECE_CELLS : n - 1;
+    uint32_t ey = by + WG_PIECE_CELLS < n - 1 ? by + WG_PIECE_CELLS : n - 1;
+    float lo = INFINITY, hi = -INFINITY, wlo = INFINITY, whi = -INFINITY;
+    /* Each vertex's part in a cell's WG_CELL_*: 1 wet (its level above the
+     * ground), 2 a bank (below), at [y - by][x - bx]. */
+    uint8_t vf[WG_PIECE_CELLS + 1][WG_PIECE_CELLS + 1];
+    int wet = 0;
+    for (uint32_t y = by; y <= ey; y++)
+        for (uint32_t x = bx; x <= ex; x++) {
+            size_t k = (size_t)y * n + x;
+            float g = blk->ground[k], l = blk->level[k];
+            lo = g < lo ? g : lo;
+            hi = g > hi ? g : hi;
+            wlo = l < wlo ? l : wlo;
+            whi = l > whi ? l : whi;
+            int f = (l > g) | (l < g) << 1;
+            vf[y - by][x - bx] = (uint8_t)f;
+            wet |= f & 1;
+        }
+    if (!wet) { /* no water: the ground alone, every cell */
+        raster_piece(pl, v, sp, WG_PIECE_SURFACE, bx, by, ex, ey, lo, hi, 0);
+        return;
+    }
+    /* What each cell draws (WG_CELL_*), from its corners' parts. */
+    for (uint32_t y = by; y < ey; y++)
+        for (uint32_t x = bx; x < ex; x++) {
+            const uint8_t *a = &vf[y - by][x - bx], *c = a + WG_PIECE_CELLS + 1;
+            int f = a[0] | a[1] | c[0] | c[1];
+            int w = f & 1, bank = f >> 1;
+            pl->cells[(size_t)y * (n - 1) + x] =
+                (uint8_t)(w * WG_CELL_WATER + ((!w) | bank) * WG_CELL_GROUND);
+        }
+    /* One piece for the two: its box spans both. */
+    lo = wlo < lo ? wlo : lo;
+    hi = whi > hi ? whi : hi;
+    raster_piece(pl, v, sp, WG_PIECE_SURFACE, bx, by, ex, ey, lo, hi, 1);
+}
+
+void wg_plan_fill(wg_plan *pl, const wg_eye *v, const wg_block *blk)
 {
     pl->count = 0;
+    const uint32_t n = blk->n;
     float sp = wg_block_spacing(n);
-    for (uint32_t by = 0; by + 1 < n; by += WG_PIECE_CELLS) {
-        uint32_t ey = by + WG_PIECE_CELLS < n - 1 ? by + WG_PIECE_CELLS : n - 1;
-        for (uint32_t bx = 0; bx + 1 < n; bx += WG_PIECE_CELLS) {
-            uint32_t ex = bx + WG_PIECE_CELLS < n - 1 ? bx + WG_PIECE_CELLS
-                                                      : n - 1;
-            float lo = INFINITY, hi = -INFINITY;
-            for (uint32_t y = by; y <= ey; y++)
-                for (uint32_t x = bx; x <= ex; x++) {
-                    float z = h[(size_t)y * n + x];
-                    lo = z < lo ? z : lo;
-                    hi = z > hi ? z : hi;
-                }
-            float a[3] = {wg_block_coord(bx, sp), lo, wg_block_coord(by, sp)};
-            float b[3] = {wg_block_coord(ex, sp), hi, wg_block_coord(ey, sp)};
-            wg_piece *k = &pl->pieces[pl->count];
-            if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
-                k->kind = WG_PIECE_SURFACE, k->a = bx, k->b = by;
-                pl->count++;
-            }
-        }
-    }
-    /* The skirts and the floor, in runs of WG_PIECE_CELLS border steps. */
-    for (uint32_t kind = WG_PIECE_SKIRT; kind <= WG_PIECE_FLOOR; kind++)
+    for (uint32_t by = 0; by + 1 < n; by += WG_PIECE_CELLS)
+        for (uint32_t bx = 0; bx + 1 < n; bx += WG_PIECE_CELLS)
+            raster_square(pl, v, blk, bx, by);
+    /* The skirts, the floor and the water's sides, in runs of
+     * WG_PIECE_CELLS border steps (the water's only where it has water). */
+    for (uint32_t kind = WG_PIECE_SKIRT; kind <= WG_PIECE_WATER_SIDE; kind++)
         for (uint32_t side = 0; side < 4; side++)
             for (uint32_t i0 = 0; i0 + 1 < n; i0 += WG_PIECE_CELLS) {
                 uint32_t i1 = i0 + WG_PIECE_CELLS < n - 1 ? i0 + WG_PIECE_CELLS
@@ -731,18 +836,29 @@ void wg_plan_fill(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n)
                 if (kind == WG_PIECE_FLOOR) { /* the fan's centre */
                     a[0] = a[2] = b[0] = b[2] = 0.0f;
                 }
+                if (kind == WG_PIECE_WATER_SIDE)
+                    a[1] = INFINITY;
+                int wet = 0;
                 for (uint32_t i = i0; i <= i1; i++) {
                     uint32_t x, y;
                     raster_border(n, side, i, &x, &y);
+                    size_t q = (size_t)y * n + x;
                     float px = wg_block_coord(x, sp), pz = wg_block_coord(y, sp);
-                    float top = kind == WG_PIECE_SKIRT ? h[(size_t)y * n + x]
-                                                       : WG_BLOCK_FLOOR;
+                    float g = blk->ground[q], l = blk->level[q];
+                    float top = kind == WG_PIECE_SKIRT ? g
+                                : kind == WG_PIECE_FLOOR ? WG_BLOCK_FLOOR
+                                                         : l;
+                    wet |= l > g;
                     a[0] = px < a[0] ? px : a[0];
                     b[0] = px > b[0] ? px : b[0];
                     a[2] = pz < a[2] ? pz : a[2];
                     b[2] = pz > b[2] ? pz : b[2];
                     b[1] = top > b[1] ? top : b[1];
+                    if (kind == WG_PIECE_WATER_SIDE)
+                        a[1] = g < a[1] ? g : a[1];
                 }
+                if (kind == WG_PIECE_WATER_SIDE && !wet)
+                    continue;
                 wg_piece *k = &pl->pieces[pl->count];
                 if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
                     k->kind = kind, k->a = side, k->b = i0;
@@ -755,6 +871,7 @@ void wg_plan_free(wg_plan *pl)
 {
     wg_render_free(pl->pieces);
     pl->pieces = NULL;
+    pl->cells = NULL;
     pl->count = 0;
 }
 
@@ -769,57 +886,124 @@ static inline void raster_column(const wg_svert *a, const wg_svert *b,
     *y1 = a->y > b->y ? a->y : b->y;
 }
 
-/* One block of the surface: its rows streamed through two rows of
- * projected vertices, each vertex projected once per block. */
+/* A cell's box of sample centres, from its left and right columns of
+ * projected vertices (top and bottom), the right one kept for the next
+ * cell.  At --size 4096, where most cells hold no sample centre, this was
+ * 1.82 of the rasteriser's 4.6 billion instructions (one thread), now
+ * 1.35; at 512, 51 million, now 42. */
+typedef struct raster_cols {
+    int32_t x0, x1, y0, y1; /* the left column's extent */
+} raster_cols;
+
+/* Whether the cell whose right column is (top, bot) can hold a sample
+ * centre of t's strip (each triangle's own box lies inside the cell's); a
+ * vertex to clip says yes, and takes the long way. */
+static inline int raster_box_reaches(const wg_target *t, int32_t minx,
+                                     int32_t maxx, int32_t miny, int32_t maxy)
+{
+    if (minx == RASTER_OUT)
+        return 1;
+    int32_t cx0 = (minx - RASTER_HALF + RASTER_ONE - 1) >> WG_SUBPIXEL_BITS;
+    int32_t cx1 = (maxx - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+    int32_t cy0 = (miny - RASTER_HALF + RASTER_ONE - 1) >> WG_SUBPIXEL_BITS;
+    int32_t cy1 = (maxy - RASTER_HALF) >> WG_SUBPIXEL_BITS;
+    cx0 = cx0 < 0 ? 0 : cx0;
+    cx1 = cx1 >= (int32_t)t->w ? (int32_t)t->w - 1 : cx1;
+    cy0 = cy0 < (int32_t)t->y0 ? (int32_t)t->y0 : cy0;
+    cy1 = cy1 >= (int32_t)t->y1 ? (int32_t)t->y1 - 1 : cy1;
+    return cx0 <= cx1 && cy0 <= cy1;
+}
+
+static inline int raster_cell_reaches(const wg_target *t, raster_cols *c,
+                                      const wg_svert *top, const wg_svert *bot)
+{
+    int32_t rx0, rx1, ry0, ry1;
+    raster_column(top, bot, &rx0, &rx1, &ry0, &ry1);
+    int32_t minx = c->x0 < rx0 ? c->x0 : rx0, maxx = c->x1 > rx1 ? c->x1 : rx1;
+    int32_t miny = c->y0 < ry0 ? c->y0 : ry0, maxy = c->y1 > ry1 ? c->y1 : ry1;
+    c->x0 = rx0, c->x1 = rx1, c->y0 = ry0, c->y1 = ry1;
+    return raster_box_reaches(t, minx, maxx, miny, maxy);
+}
+
+/* raster_cell_reaches for a cell alone, its corners top[0..1] and
+ * bot[0..1] (the water's cells, a few of each square). */
+static inline int raster_corners_reach(const wg_target *t,
+                                       const wg_svert *top,
+                                       const wg_svert *bot)
+{
+    raster_cols c;
+    raster_column(&top[0], &bot[0], &c.x0, &c.x1, &c.y0, &c.y1);
+    return raster_cell_reaches(t, &c, &top[1], &bot[1]);
+}
+
+/* A cell's two triangles, (a, c, b) and (b, c, d) (wg_block_triangle's
+ * order), ids id and id + 1, from its corners' projections. */
+static inline uint64_t raster_cell(const wg_target *t, const wg_eye *v,
+                                   const wg_block *blk, const wg_svert *top,
+                                   const wg_svert *bot, uint64_t id, int cull)
+{
+    return (uint64_t)raster_one(t, v, blk, &top[0], &bot[0], &top[1], id,
+                                cull) +
+           (uint64_t)raster_one(t, v, blk, &top[1], &bot[0], &bot[1], id + 1,
+                                cull);
+}
+
+/* Cell x of row y (its corner a) on the heights h, its corners projected
+ * into top[0..1] and bot[0..1]. */
+static void raster_cell_project(const wg_eye *v, const float *h, uint32_t n,
+                                float sp, uint32_t x, uint32_t y,
+                                wg_svert top[2], wg_svert bot[2])
+{
+    for (uint32_t k = 0; k < 4; k++) {
+        float p[3];
+        raster_vertex(h, n, sp, x + (k & 1), y + (k >> 1), 0, 0, p);
+        (k < 2 ? top : bot)[k & 1] = raster_project(v, p);
+    }
+}
+
+/* One square of the surface: its rows streamed through two rows of
+ * projected vertices, each vertex projected once per square, at the
+ * higher of the ground and the water's surface.  A cell draws the ground,
+ * the water or both as WG_CELL_* says (the plan's cells, where the
+ * square has water): over a cell that draws one, that one is the higher
+ * at every corner, so the rows hold its corners; a cell that draws both
+ * (a shore: a tenth of the cells with water at --size 512) projects its
+ * corners of each.  (Drawing the water's squares in a pass of their own
+ * had made rasterising a fifth dearer at 512.) */
 static uint64_t raster_surface(const wg_target *t, const wg_eye *v,
-                               const float *h, uint32_t n, uint32_t bx,
-                               uint32_t by, int cull)
+                               const wg_block *blk, const wg_plan *pl,
+                               const wg_piece *pc, int cull)
 {
     wg_svert rows[2][WG_PIECE_CELLS + 1], *top = rows[0], *bot = rows[1];
-    uint32_t ex = bx + WG_PIECE_CELLS < n - 1 ? bx + WG_PIECE_CELLS : n - 1;
-    uint32_t ey = by + WG_PIECE_CELLS < n - 1 ? by + WG_PIECE_CELLS : n - 1;
+    const uint32_t n = blk->n;
+    const uint64_t water = wg_block_water(n);
+    const uint32_t bx = pc->a, by = pc->b, ex = pc->ea, ey = pc->eb;
     float sp = wg_block_spacing(n);
     uint64_t count = 0;
-    raster_row(v, h, n, sp, by, bx, ex, top);
+    raster_row(v, blk->ground, blk->level, n, sp, by, bx, ex, top);
     for (uint32_t y = by + 1; y <= ey; y++) {
-        raster_row(v, h, n, sp, y, bx, ex, bot);
+        raster_row(v, blk->ground, blk->level, n, sp, y, bx, ex, bot);
         uint64_t id = 2 * ((uint64_t)(y - 1) * (n - 1) + bx);
-        /* The cell's box from its left and right columns' (top and bottom
-         * vertex), the right one kept for the next cell.  At --size 4096,
-         * where most cells hold no sample centre, this loop was 1.82 of the
-         * rasteriser's 4.6 billion instructions (one thread), now 1.35; at
-         * 512, 51 million, now 42. */
-        int32_t lx0, lx1, ly0, ly1;
-        raster_column(&top[0], &bot[0], &lx0, &lx1, &ly0, &ly1);
+        const uint8_t *cells = pl->cells + (size_t)(y - 1) * (n - 1) + bx;
+        raster_cols g;
+        raster_column(&top[0], &bot[0], &g.x0, &g.x1, &g.y0, &g.y1);
         for (uint32_t i = 0; i < ex - bx; i++, id += 2) {
-            /* A cell whose box holds no sample centre of the strip draws
-             * nothing: skip it before either triangle's setup (each
-             * triangle's own box lies inside the cell's).  A vertex to
-             * clip takes the long way. */
-            int32_t rx0, rx1, ry0, ry1;
-            raster_column(&top[i + 1], &bot[i + 1], &rx0, &rx1, &ry0, &ry1);
-            int32_t minx = lx0 < rx0 ? lx0 : rx0, maxx = lx1 > rx1 ? lx1 : rx1;
-            int32_t miny = ly0 < ry0 ? ly0 : ry0, maxy = ly1 > ry1 ? ly1 : ry1;
-            lx0 = rx0, lx1 = rx1, ly0 = ry0, ly1 = ry1;
-            if (minx != RASTER_OUT) {
-                int32_t cx0 = (minx - RASTER_HALF + RASTER_ONE - 1) >>
-                              WG_SUBPIXEL_BITS;
-                int32_t cx1 = (maxx - RASTER_HALF) >> WG_SUBPIXEL_BITS;
-                int32_t cy0 = (miny - RASTER_HALF + RASTER_ONE - 1) >>
-                              WG_SUBPIXEL_BITS;
-                int32_t cy1 = (maxy - RASTER_HALF) >> WG_SUBPIXEL_BITS;
-                cx0 = cx0 < 0 ? 0 : cx0;
-                cx1 = cx1 >= (int32_t)t->w ? (int32_t)t->w - 1 : cx1;
-                cy0 = cy0 < (int32_t)t->y0 ? (int32_t)t->y0 : cy0;
-                cy1 = cy1 >= (int32_t)t->y1 ? (int32_t)t->y1 - 1 : cy1;
-                if (cx0 > cx1 || cy0 > cy1)
-                    continue;
+            int reach = raster_cell_reaches(t, &g, &top[i + 1], &bot[i + 1]);
+            int c = pc->mixed ? cells[i] : WG_CELL_GROUND;
+            if (c != (WG_CELL_GROUND | WG_CELL_WATER)) {
+                if (reach)
+                    count += raster_cell(t, v, blk, &top[i], &bot[i],
+                                         c == WG_CELL_WATER ? water + id : id,
+                                         cull);
+                continue;
             }
-            /* (a, c, b) and (b, c, d): wg_block_triangle's order. */
-            count += (uint64_t)raster_one(t, v, h, n, &top[i], &bot[i],
-                                          &top[i + 1], id, cull);
-            count += (uint64_t)raster_one(t, v, h, n, &top[i + 1], &bot[i],
-                                          &bot[i + 1], id + 1, cull);
+            wg_svert ct[2], cb[2];
+            raster_cell_project(v, blk->ground, n, sp, bx + i, y - 1, ct, cb);
+            if (raster_corners_reach(t, ct, cb))
+                count += raster_cell(t, v, blk, ct, cb, id, cull);
+            raster_cell_project(v, blk->level, n, sp, bx + i, y - 1, ct, cb);
+            if (raster_corners_reach(t, ct, cb))
+                count += raster_cell(t, v, blk, ct, cb, water + id, cull);
         }
         wg_svert *tmp = top;
         top = bot;
@@ -829,37 +1013,39 @@ static uint64_t raster_surface(const wg_target *t, const wg_eye *v,
 }
 
 uint64_t wg_raster_strip(const wg_target *t, const wg_eye *v,
-                         const wg_plan *pl, const float *h, uint32_t n,
-                         int cull)
+                         const wg_plan *pl, const wg_block *blk, int cull)
 {
+    const uint32_t n = blk->n;
     uint64_t count = 0;
     for (size_t b = 0; b < pl->count; b++) {
         const wg_piece *k = &pl->pieces[b];
         if (k->ymax < (int32_t)t->y0 || k->ymin >= (int32_t)t->y1)
             continue;
         if (k->kind == WG_PIECE_SURFACE) {
-            count += raster_surface(t, v, h, n, k->a, k->b, cull);
+            count += raster_surface(t, v, blk, pl, k, cull);
             continue;
         }
-        /* Skirt columns (two triangles each) or floor segments (one),
-         * built one by one: 12(N-1) in all.  Their border vertices project
-         * exactly as the surface's did, so the block stays watertight. */
+        /* Skirt columns (two triangles each), floor segments (one) or
+         * the water's side columns (two), built one by one: 20(N-1) in
+         * all.  Their border vertices project exactly as the surface's and
+         * the water's did, so the block stays watertight. */
         uint32_t i1 = k->b + WG_PIECE_CELLS < n - 1 ? k->b + WG_PIECE_CELLS
                                                     : n - 1;
+        uint64_t col = (uint64_t)k->a * (n - 1) + k->b;
         uint64_t first = k->kind == WG_PIECE_SKIRT
-                             ? wg_block_surface(n) +
-                                   2 * ((uint64_t)k->a * (n - 1) + k->b)
-                             : wg_block_skirts(n) +
-                                   (uint64_t)k->a * (n - 1) + k->b;
+                             ? wg_block_surface(n) + 2 * col
+                         : k->kind == WG_PIECE_FLOOR
+                             ? wg_block_skirts(n) + col
+                             : wg_block_water_sides(n) + 2 * col;
         uint64_t last = first + (uint64_t)(i1 - k->b) *
-                                    (k->kind == WG_PIECE_SKIRT ? 2 : 1);
+                                    (k->kind == WG_PIECE_FLOOR ? 1 : 2);
         for (uint64_t id = first; id < last; id++) {
             float p[3][3];
-            wg_block_triangle(h, n, id, p);
+            wg_block_triangle(blk, id, p);
             wg_svert s[3];
             for (int i = 0; i < 3; i++)
                 s[i] = raster_project(v, p[i]);
-            count += (uint64_t)raster_one(t, v, h, n, &s[0], &s[1], &s[2], id,
+            count += (uint64_t)raster_one(t, v, blk, &s[0], &s[1], &s[2], id,
                                           cull);
         }
     }

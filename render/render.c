@@ -1,7 +1,8 @@
-/* render.c: one picture of a world: the surface of its ground and water,
+/* render.c: one picture of a world: the surfaces of its ground and water,
  * the visibility buffer (raster.c), the sun's shadows and the shading
  * (shade.c), or the map (shade.c), with the timing, the threads, and the
  * count of the memory it takes. */
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -131,7 +132,7 @@ void wg_parallel(uint32_t parts, void (*fn)(void *ctx, uint32_t part),
 typedef struct render_job {
     const wg_eye *eye;
     const wg_fields *f;
-    const float *top;
+    const wg_block *blk;
     const wg_plan *plan;
     const wg_shader *shader;
     const wg_palette *pal; /* the map's */
@@ -163,7 +164,7 @@ static void render_part(void *arg, uint32_t part)
         uint32_t py1 = py0 + RENDER_STRIP < j->img->h ? py0 + RENDER_STRIP
                                                       : j->img->h;
         if (j->map) {
-            wg_map_rows(j->pal, j->f, j->top, j->lit, j->aa, py0, py1,
+            wg_map_rows(j->pal, j->f, j->blk, j->lit, j->aa, py0, py1,
                         j->img);
             continue;
         }
@@ -173,8 +174,8 @@ static void render_part(void *arg, uint32_t part)
         /* Every byte 0xff is WG_KEY_EMPTY: the sky, until a triangle
          * covers it. */
         memset(t.keys, 0xff, (size_t)(t.y1 - t.y0) * t.w * sizeof *t.keys);
-        j->drawn[part] += wg_raster_strip(&t, j->eye, j->plan, j->top,
-                                          j->f->n, j->cull);
+        j->drawn[part] += wg_raster_strip(&t, j->eye, j->plan, j->blk,
+                                          j->cull);
         j->raster[part] += wg_now() - t0;
         wg_shade_rows(j->shader, &t, py0, py1, j->img);
     }
@@ -228,8 +229,102 @@ float wg_water_shown(const wg_fields *f, float sea, uint32_t x, uint32_t y)
     return render_gap(f->water + k, f->height + k, n, sea);
 }
 
-/* The surface the picture shows: the ground, and on it the water, for
- * grid rows [y0, y1) of part 'part'. */
+/* Whether the water shown on vertex k is deep enough to draw. */
+static inline int render_wet(const float *ground, const float *top, size_t k)
+{
+    return top[k] - ground[k] > WG_WATER_MIN;
+}
+
+/* Columns a chunk of wg_water_levels takes at once, its flags on the
+ * stack. */
+#define RENDER_LEVEL_CHUNK 1024
+
+uint64_t wg_water_levels(const float *restrict ground,
+                         const float *restrict top, uint32_t n, uint32_t y0,
+                         uint32_t y1, float *restrict level)
+{
+    uint64_t cells = 0;
+    /* A chunk of columns at a time, and one each side, down the rows: the
+     * wet flags of three rows, row y at wet[y % 3][x - c0 + 1] (0 outside
+     * the grid), each row's made once. */
+    uint8_t wet[3][RENDER_LEVEL_CHUNK + 2];
+    for (uint32_t c0 = 0; c0 < n; c0 += RENDER_LEVEL_CHUNK) {
+        const uint32_t c1 = n - c0 < RENDER_LEVEL_CHUNK ? n
+                                                        : c0 + RENDER_LEVEL_CHUNK;
+        const uint32_t xa = c0 ? c0 - 1 : 0, xb = c1 < n ? c1 : n - 1;
+        const uint32_t w = c1 - c0;
+        uint32_t made = 0; /* rows [first, made) have flags */
+        const uint32_t first = y0 ? y0 - 1 : 0;
+        for (uint32_t y = y0; y < y1; y++) {
+            const uint32_t last = y + 1 < n ? y + 1 : y;
+            for (uint32_t r = made > first ? made : first; r <= last; r++) {
+                uint8_t *f = wet[r % 3];
+                f[0] = f[w + 1] = 0;
+                const size_t row = (size_t)r * n;
+                for (uint32_t x = xa; x <= xb; x++)
+                    f[x - c0 + 1] = render_wet(ground, top, row + x);
+                made = r + 1;
+            }
+            static const uint8_t none[RENDER_LEVEL_CHUNK + 2];
+            const uint8_t *up = y ? wet[(y - 1) % 3] : none;
+            const uint8_t *mid = wet[y % 3];
+            const uint8_t *down = y + 1 < n ? wet[(y + 1) % 3] : none;
+            const size_t r = (size_t)y * n, ra = y ? r - n : r,
+                         rb = y + 1 < n ? r + n : r;
+            /* First every vertex as if no water were near it: its
+             * surface where it is wet, else its ground. */
+            for (uint32_t x = c0; x < c1; x++) {
+                const uint32_t i = x - c0 + 1;
+                level[r + x] = mid[i] ? top[r + x] : ground[r + x];
+            }
+            /* The cells to the right of the vertices, rows y..y+1, with
+             * a wet corner. */
+            const uint32_t ce = c1 < n ? c1 : n - 1;
+            for (uint32_t x = c0; y + 1 < n && x < ce; x++) {
+                const uint32_t i = x - c0 + 1;
+                cells += (uint64_t)(mid[i] | mid[i + 1] | down[i] |
+                                    down[i + 1]);
+            }
+            /* Then the dry vertices next to wet ones: at the highest wet
+             * surface around, or at their ground where that is below it
+             * (water running down past the vertex), so the sheet comes
+             * down to the ground there, the cells around a wet vertex are
+             * covered whole and a river one vertex wide is a ribbon, not
+             * beads (a level under the ground, which would take the shore
+             * across the line between them, left a diagonal river as
+             * beads).  Not on the border: there the water's surface must
+             * not pass under the ground between two vertices, where its
+             * side, drawn from its surface down to the ground, would
+             * stand upside down in the block's side. */
+            if (y == 0 || y + 1 == n)
+                continue;
+            const uint32_t xs = c0 ? c0 : 1, xe = c1 < n ? c1 : n - 1;
+            for (uint32_t x = xs; x < xe; x++) {
+                const uint32_t i = x - c0 + 1;
+                if (mid[i] || !(up[i - 1] | up[i] | up[i + 1] | mid[i - 1] |
+                                mid[i + 1] | down[i - 1] | down[i] |
+                                down[i + 1]))
+                    continue;
+                const uint8_t *f[3] = {up, mid, down};
+                const size_t at[3] = {ra, r, rb};
+                float best = -INFINITY;
+                for (int j = 0; j < 3; j++)
+                    for (uint32_t d = 0; d < 3; d++) {
+                        const float l = f[j][i - 1 + d] ? top[at[j] + x - 1 + d]
+                                                        : -INFINITY;
+                        best = l > best ? l : best;
+                    }
+                const float g = ground[r + x];
+                level[r + x] = best < g ? best : g;
+            }
+        }
+    }
+    return cells;
+}
+
+/* The ground with the water shown on it, 'top' (what the materials, the
+ * shadows and the water's surface read), for grid rows [y0, y1) of part
+ * 'part'. */
 typedef struct render_top {
     const wg_fields *f;
     float *top;
@@ -259,17 +354,22 @@ static void render_top_part(void *arg, uint32_t part)
 }
 
 /* What runs before the strips: the sun's sweep on part 0 (the caller's
- * thread, which holds what it allocates), the rasteriser's plan (allocated
- * before) on the last part and the sky grid's rows on the others, or all
- * after the sweep when there is one part.  The plan was made alone before
- * the sweep: at --size 4096 it took 222 million instructions on one
- * thread while the other waited (30 ms or more); beside it, it is hidden
- * (at 4096 the sweep is the longer by far; at 512 the sweep and the plan
- * with the sky are about even, 12 million instructions each). */
+ * thread, which holds what it allocates), the water's surface
+ * (wg_water_levels) and then the rasteriser's plan (allocated before) on
+ * the last part, then the sky grid's rows shared among all.  (The water's
+ * surface had its own pass over the grid first, on every thread: 0.9 ms
+ * at --size 512 on two; here it takes 1.5 ms beside the sweep's 1.3.)
+ * The plan was made alone before the sweep: at --size 4096 it took 222
+ * million instructions on one thread while the other waited (30 ms or
+ * more); beside it, it is hidden (at 4096 the sweep is the longer by far;
+ * at 512 the sweep and the plan with the sky were about even, 12 million
+ * instructions each). */
 typedef struct render_prep {
     const wg_palette *pal;
     const wg_eye *eye;
-    const float *top;
+    const wg_block *blk;
+    float *level;      /* blk->level, made here */
+    uint64_t wet;      /* cells with water drawn over them */
     uint8_t *lit;
     uint32_t n, parts;
     wg_shader *shader; /* NULL for a map */
@@ -282,18 +382,20 @@ static void render_prep_part(void *arg, uint32_t part)
 {
     render_prep *r = arg;
     if (part == 0)
-        r->failed = wg_shadow_sweep(r->pal, r->top, r->n, r->lit) != 0;
+        r->failed = wg_shadow_sweep(r->pal, r->blk->top, r->n, r->lit) != 0;
+    if (part == r->parts - 1)
+        r->wet = wg_water_levels(r->blk->ground, r->blk->top, r->n, 0, r->n,
+                                 r->level);
     if (!r->shader)
         return;
     if (part == r->parts - 1) {
         double t0 = wg_now();
-        wg_plan_fill(r->plan, r->eye, r->top, r->n);
+        wg_plan_fill(r->plan, r->eye, r->blk);
         r->plan_time = wg_now() - t0;
     }
-    if (r->parts == 1)
-        wg_shader_sky(r->shader, 0, 1);
-    else if (part > 0)
-        wg_shader_sky(r->shader, part - 1, r->parts - 1);
+    /* The sky's rows on every part: the sweep on part 0 and the water's
+     * surface with the plan on the last take about as long. */
+    wg_shader_sky(r->shader, part, r->parts);
 }
 
 /* How many threads share the strips: as many as asked (0: one per CPU),
@@ -328,7 +430,7 @@ static size_t render_keys_bytes(const wg_render_opts *o)
 double wg_render_memory(const wg_render_opts *o, uint32_t n)
 {
     double held = (double)o->width * o->height * 3 +
-                  (double)wg_cells(n) * (1 + sizeof(float));
+                  (double)wg_cells(n) * (1 + 2 * sizeof(float));
     double sweep = 2.0 * n * sizeof(float);
     if (o->view == WG_VIEW_MAP)
         return held + sweep;
@@ -379,12 +481,13 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     wg_shader *shader = NULL;
     uint8_t *lit = wg_render_alloc(wg_cells(f->n));
     float *top = wg_render_alloc(wg_cells(f->n) * sizeof *top);
+    float *level = wg_render_alloc(wg_cells(f->n) * sizeof *level);
     img->w = o->width;
     img->h = o->height;
     /* malloc: the caller frees it with wg_image_free(). */
     img->rgb = malloc(pixels);
     memset(rs, 0, sizeof *rs);
-    int ok = lit && top && img->rgb;
+    int ok = lit && top && level && img->rgb;
     for (uint32_t t = 0; ok && !j.map && t < j.parts; t++)
         ok = (j.keys[t] = wg_render_alloc(render_keys_bytes(o))) != NULL;
     if (!ok) {
@@ -401,11 +504,14 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     pal.sun_in_water = !j.map;
     /* Haze begins about where the terrain's near edge stands. */
     pal.haze_start = o->cam.distance > 3.0f ? o->cam.distance - 3.0f : 0.0f;
-    /* The water's surface is drawn as the top of the block (render.h says
-     * why): one pass over the grid, a millisecond at 512 on one core. */
+    /* The ground with the water shown on it: one pass over the grid, a
+     * millisecond at 512 on one core; the water's surface comes from it
+     * (render_prep_part). */
     render_top rt = {.f = f, .top = top, .sea = sea, .parts = j.parts};
     wg_parallel(j.parts, render_top_part, &rt);
-    j.top = top;
+    const wg_block blk = {.ground = f->height, .top = top, .level = level,
+                          .n = f->n};
+    j.blk = &blk;
     j.lit = lit;
     j.pal = &pal;
     rs->camera_y = eye.pos[1];
@@ -417,11 +523,12 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     }
     /* The shadows' sweep (one thread: it walks the grid line by line), the
      * plan and the shader's sky grid (the other threads) at once. */
-    render_prep prep = {.pal = &pal, .eye = &eye, .top = top, .lit = lit,
+    render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk,
+                        .level = level, .lit = lit,
                         .n = f->n, .parts = j.parts,
                         .plan = j.map ? NULL : &plan};
     if (!j.map &&
-        !(shader = prep.shader = wg_shader_new(&pal, &eye, f, top, lit, o->aa,
+        !(shader = prep.shader = wg_shader_new(&pal, &eye, f, &blk, lit, o->aa,
                                                o->width, o->height))) {
         wg_fail(err, "out of memory for the shading");
         goto err;
@@ -449,7 +556,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     }
     rs->raster = j.map ? 0.0 : prep.plan_time + raster / j.parts;
     rs->shade = (t3 - t0) - rs->raster;
-    rs->triangles = j.map ? 0 : wg_block_triangles(f->n);
+    rs->triangles = j.map ? 0 : wg_block_triangles(f->n) + 2 * prep.wet;
     rs->threads = j.parts;
     rs->memory = (double)(render_mark - before) + (double)pixels;
     for (uint32_t t = 0; t < j.parts; t++)
@@ -458,6 +565,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     wg_plan_free(&plan);
     wg_render_free(lit);
     wg_render_free(top);
+    wg_render_free(level);
     return 0;
 err:
     for (uint32_t t = 0; t < WG_THREADS_MAX; t++)
@@ -466,6 +574,7 @@ err:
     wg_plan_free(&plan);
     wg_render_free(lit);
     wg_render_free(top);
+    wg_render_free(level);
     wg_image_free(img);
     return -1;
 }

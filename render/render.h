@@ -6,18 +6,19 @@
  * "visibility buffer" (render.c):
  *
  *   1. raster.c draws every triangle of the closed terrain block (its top
- *      the surface of the ground and of the water on it, height + water;
- *      four side skirts and a floor) that reaches the strip into one
- *      64-bit key per sample: depth in the high bits, then a back-face
- *      flag, then the triangle's id.  The nearest is the smallest key,
- *      whatever the order of drawing.
+ *      the ground; four side skirts and a floor) and of the water's
+ *      surface over it that reaches the strip into one 64-bit key per
+ *      sample: depth in the high bits, then a back-face flag, then the
+ *      triangle's id.  The nearest is the smallest key, whatever the
+ *      order of drawing.
  *   2. shade.c turns each pixel's keys into a colour: the id names the
  *      triangle, the pixel's ray meets it, the fields (ground height,
  *      water, sediment, normal) and the sun's shadow are interpolated there
  *      (barycentric, from the vertices), the ground's material is made
- *      from them (material.c), and where the water is deep enough it is
- *      drawn over the ground; once per pixel, once per triangle seen only
- *      on silhouettes.  Shading costs per pixel, not per triangle: a 4096
+ *      from them (material.c); where the water's surface is nearest, the
+ *      ground under it is seen through the water; once per pixel, once
+ *      per triangle seen only on silhouettes and shorelines.  Shading
+ *      costs per pixel, not per triangle: a 4096
  *      grid shades no more than a 64 one, and a 64 one is as smooth.
  *
  * The map (WG_VIEW_MAP) needs neither: seen straight down, a height field
@@ -28,14 +29,21 @@
  * --aa 1 and 126 ms at --aa 2 (every sample shaded where a pixel is not
  * much smaller than a cell), against 62 ms for the orbit view then.
  *
- * Why the water is shaded on the one surface rather than drawn as a second
- * mesh: the block stays closed, so the winding rule below keeps --no-cull
- * byte-identical with no special case, and the rasteriser does no more
- * work.  Where a cell is wholly under water (the sea, a lake, a river
- * reach) its triangles are the water surface exactly; at a shore cell the
- * surface runs from the water's level to the dry vertex's ground, and the
- * water ends where the interpolated depth falls below WG_WATER_MIN, within
- * a cell of the true shoreline (a pixel at the default size).
+ * The water is a surface of its own, drawn with the ground in one depth
+ * test: over a wet vertex it stands at the water's surface, and at a dry
+ * vertex beside one it is held at the water's level but never above the
+ * ground (wg_water_levels), so the two surfaces cross where the water
+ * meets the land and the shoreline is their intersection, a line that
+ * follows the ground's contour at the water's level.  (It had been drawn
+ * on the ground's one surface, height + water, which at a shore cell ran
+ * from the water's level up to the dry vertex's ground: sawtooth shores
+ * close up, and tilted sheets of water on small grids.)  The whole stays
+ * closed: the water's edge lies at or under the ground, and where it
+ * reaches the block's border, sides of its own run down from it to the
+ * ground's edge, the skirts' top, sharing both edges; so the sheet's
+ * underside is never seen and --no-cull stays byte-identical.  Where a
+ * cell's water is at or above the ground at every corner, the ground
+ * under it is not drawn (WG_CELL_*).
  *
  * Measured on the 2-core CI machine (AMD EPYC VM, gcc -O2), fresh runs of
  * ./worldgen, median of 11, --size 512 at 800x600 --aa 2: rasterise 17 ms
@@ -147,7 +155,9 @@ typedef struct wg_image {
 typedef struct wg_render_stats {
     double raster; /* seconds: projection, triangle setup and fill */
     double shade;  /* seconds: shadows, shading and the resolve */
-    uint64_t triangles, drawn; /* submitted; not culled and not degenerate */
+    /* Submitted (the block's, and the water's over wet cells); not culled
+     * and not degenerate. */
+    uint64_t triangles, drawn;
     uint32_t threads;          /* that shaded (and at most that rasterised) */
     double memory; /* bytes the render had allocated at its peak, the
                       picture included (wg_render_memory predicts it) */
@@ -220,12 +230,39 @@ typedef struct wg_svert {
     float iw;
 } wg_svert;
 
-/* The closed block the rasteriser draws.  Surface triangles come first,
- * two per cell; then the skirts' and the floor's.  ids below
+/* What the rasteriser draws: the closed block of the ground, and the
+ * water over it.  The block's surface triangles come first, two per cell;
+ * then the skirts' and the floor's; then the water's surface, two per cell
+ * in the block's order (water id wg_block_water() + k over the block's
+ * surface triangle k), then its sides, two per border step, from its
+ * surface down to the ground where it stands at the border.  ids below
  * wg_block_surface() are cells: id/2 is y*(N-1)+x, id%2 the half. */
 uint64_t wg_block_surface(uint32_t n); /* 2(N-1)^2 */
 uint64_t wg_block_skirts(uint32_t n);  /* first floor id: + 8(N-1) */
-uint64_t wg_block_triangles(uint32_t n); /* all: + 4(N-1) */
+uint64_t wg_block_triangles(uint32_t n); /* the block's: + 4(N-1) */
+uint64_t wg_block_water(uint32_t n);     /* first water id: the same */
+uint64_t wg_block_water_sides(uint32_t n); /* + 2(N-1)^2 */
+uint64_t wg_block_all(uint32_t n);         /* + 8(N-1): every id */
+
+/* The heights the block and the water stand on, n x n each, row-major:
+ * 'ground' the block's top, 'level' the water's surface
+ * (wg_water_levels), and 'top' the ground with the water shown on it
+ * (wg_water_shown), which the materials, the shadows and the sides'
+ * water read. */
+typedef struct wg_block {
+    const float *ground, *top, *level;
+    uint32_t n;
+} wg_block;
+
+/* What is drawn over a cell (wg_plan.cells): WG_CELL_WATER, the water's
+ * surface, where a corner has water over it (its level above the ground);
+ * WG_CELL_GROUND, the ground, where no corner has, or where a corner's
+ * level is under the ground (a bank the water's surface runs into).  Where
+ * every corner's level is at or above the ground, so is the water's
+ * surface everywhere over the cell (the two are planes over the same
+ * triangles), and the ground under it is not drawn: the sea's floor, and
+ * a river running down a slope. */
+enum { WG_CELL_WATER = 1, WG_CELL_GROUND = 2 };
 
 /* The grid spacing S and the world coordinate of grid line i, as SPEC.md
  * places vertices: every part of the renderer and the OBJ writer computes
@@ -243,10 +280,10 @@ static inline float wg_block_coord(uint32_t i, float spacing)
 /* Height of the block's floor, below every field height. */
 #define WG_BLOCK_FLOOR (-0.12f)
 
-/* The three world-space corners of triangle 'id' of the block of heights h
- * (N-sided), in the winding that faces out of the block (counter-clockwise
- * seen from outside). */
-void wg_block_triangle(const float *h, uint32_t n, uint64_t id, float p[3][3]);
+/* The three world-space corners of triangle 'id' of b, in the winding
+ * that faces out of the block (counter-clockwise seen from outside; the
+ * water's, from above). */
+void wg_block_triangle(const wg_block *b, uint64_t id, float p[3][3]);
 
 /* The key of a sample covered by triangle id at inverse depth iw.  Nearer
  * is smaller; on equal depth a front face wins, then the lower id. */
@@ -275,31 +312,43 @@ int wg_raster_triangle(const wg_target *t, const wg_svert *a,
                        const wg_svert *b, const wg_svert *c, uint64_t id,
                        int cull);
 
-/* The block's triangles in pieces, each with the sample rows it can cover:
- * squares of WG_PIECE_CELLS cells of the surface, and runs as long of the
- * skirts and of the floor.  A strip draws only the pieces that reach it. */
+/* The triangles in pieces, each with the sample rows it can cover:
+ * squares of WG_PIECE_CELLS cells of the surface (the ground and the water
+ * over it), and runs as long of the skirts, of the floor and of the
+ * water's sides (where it has any).  A strip draws only the pieces that
+ * reach it. */
 #define WG_PIECE_CELLS 16
-enum { WG_PIECE_SURFACE, WG_PIECE_SKIRT, WG_PIECE_FLOOR };
+enum {
+    WG_PIECE_SURFACE,
+    WG_PIECE_SKIRT,
+    WG_PIECE_FLOOR,
+    WG_PIECE_WATER_SIDE
+};
 typedef struct wg_piece {
     uint32_t kind;
     uint32_t a, b;      /* surface: first column, row; else side, first step */
+    uint32_t ea, eb;    /* surface: last column, row (vertices) */
+    int mixed;          /* surface: has water, so wg_plan.cells decides */
     int32_t ymin, ymax; /* sample rows it can cover, conservatively */
 } wg_piece;
 
 typedef struct wg_plan {
     wg_piece *pieces;
     size_t count;
+    /* What each cell of a square with water draws (WG_CELL_*), cell
+     * (x, y) at y*(N-1)+x; the others' are not written. */
+    uint8_t *cells;
 } wg_plan;
 
-/* Cut the block of the N-sided heights h into pieces for view v, leaving
- * out those wholly outside the picture.  Returns 0, or -1 when out of
- * memory. */
-int wg_plan_make(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n);
+/* Cut b into pieces for view v, leaving out those wholly outside the
+ * picture and the water's sides where it has none.  Returns 0, or -1 when
+ * out of memory. */
+int wg_plan_make(wg_plan *pl, const wg_eye *v, const wg_block *b);
 /* wg_plan_make in two: the allocation (0, or -1 when out of memory), on
  * the thread that counts the render's memory, and the cutting, which can
  * then run on another (render.c runs it beside the shadows' sweep). */
 int wg_plan_alloc(wg_plan *pl, uint32_t n);
-void wg_plan_fill(wg_plan *pl, const wg_eye *v, const float *h, uint32_t n);
+void wg_plan_fill(wg_plan *pl, const wg_eye *v, const wg_block *b);
 void wg_plan_free(wg_plan *pl);
 /* The bytes wg_plan_make allocates for an N-sided block. */
 size_t wg_plan_bytes(uint32_t n);
@@ -307,8 +356,7 @@ size_t wg_plan_bytes(uint32_t n);
 /* Draw every triangle of the plan that can reach t's rows.  Returns how
  * many were drawn and first drawn in this strip. */
 uint64_t wg_raster_strip(const wg_target *t, const wg_eye *v,
-                         const wg_plan *pl, const float *h, uint32_t n,
-                         int cull);
+                         const wg_plan *pl, const wg_block *b, int cull);
 
 /* Linear RGB. */
 typedef struct wg_rgb {
@@ -421,25 +469,25 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
 uint8_t wg_srgb8(float linear);
 
 /* The map view (WG_VIEW_MAP): rows [py0, py1) of img, each pixel the
- * mean of aa x aa samples of the surface 'top' (ground and water) of the
- * fields f seen straight down, lit by p with the sun's share 'lit' at
- * every vertex (wg_shadow_sweep); a pixel much smaller than a cell and
- * than the materials' noise is shaded once, at its centre, unless the
- * water's edge crosses it.  This function can't fail. */
-void wg_map_rows(const wg_palette *p, const wg_fields *f, const float *top,
+ * mean of aa x aa samples of the fields f and the water b seen straight
+ * down, lit by p with the sun's share 'lit' at every vertex
+ * (wg_shadow_sweep); a pixel much smaller than a cell and than the
+ * materials' noise is shaded once, at its centre, unless the water's edge
+ * crosses it.  This function can't fail. */
+void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
                  const uint8_t *lit, uint32_t aa, uint32_t py0, uint32_t py1,
                  wg_image *img);
 
 /* Everything the resolve needs that does not change from strip to strip:
- * the scene (the fields, the surface 'top' that was rasterised: the ground
- * and the water on it, the sun's share 'lit' at every vertex), and the sky
- * evaluated on a grid.  NULL when out of memory.  The sky is made after:
+ * the scene (the fields, what was rasterised, b, and the sun's share 'lit'
+ * at every vertex), and the sky evaluated on a grid.  NULL when out of
+ * memory.  The sky is made after:
  * wg_shader_sky(s, part, parts) for every part = 0 .. parts-1 (on as many
  * threads; the shadow sweep may run meanwhile), then wg_shader_sky_done,
  * before the first wg_shade_rows. */
 typedef struct wg_shader wg_shader;
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
-                         const wg_fields *f, const float *top,
+                         const wg_fields *f, const wg_block *b,
                          const uint8_t *lit, uint32_t aa, uint32_t w,
                          uint32_t h);
 void wg_shader_sky(wg_shader *s, uint32_t part, uint32_t parts);
@@ -466,6 +514,20 @@ void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
  * neighbours only, so a tile with a one-vertex margin shows what the whole
  * world shows.  This function can't fail. */
 float wg_water_shown(const wg_fields *f, float sea, uint32_t x, uint32_t y);
+
+/* The water's surface drawn at the vertices of rows [y0, y1) of an
+ * n-sided grid, into level: where the water on a vertex is deeper than
+ * WG_WATER_MIN (top - ground, top being the ground plus wg_water_shown),
+ * its surface, top; at any other vertex the highest such surface among
+ * its eight neighbours but no higher than its own ground, or its ground
+ * where no neighbour is wet or the vertex is on the border.  So the sheet over a wet cell meets the
+ * land at the ground's contour at the water's level (as the OBJ's water
+ * does: wg_obj_level), and its edge lies at or under the ground.  It
+ * reads the rows next to its own, and writes only its own.  Returns the
+ * number of cells with water drawn over them (WG_CELL_WATER) whose first
+ * row is one of these.  This function can't fail. */
+uint64_t wg_water_levels(const float *ground, const float *top, uint32_t n,
+                         uint32_t y0, uint32_t y1, float *level);
 
 /* Every allocation of a render (render.c, raster.c, shade.c) but the
  * picture (which the caller frees) goes through these, which count the

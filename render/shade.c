@@ -7,10 +7,10 @@
  * The ground's colour comes from material.c, from the values at the point
  * shaded.  A low sun gives the relief, a cool sky fill keeps the shadow side
  * blue rather than black, cast shadows come from one sweep over the grid,
- * and distance haze sets the far side back.  Where the water is deeper
- * than WG_WATER_MIN, the surface is water: the bed seen through it, dimmed
- * and tinted with depth, the sky reflected by the Fresnel term of the view
- * angle, and the sun's glint. */
+ * and distance haze sets the far side back.  Where the water's surface is
+ * nearest (render.h), the ground under it is seen through the water,
+ * dimmed and tinted with the depth between them, with the sky reflected by
+ * the Fresnel term of the view angle and the sun's glint. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,11 +369,12 @@ typedef struct shade_ctx {
     const wg_palette *p;
     const wg_eye *v;
     const wg_fields *f;
-    const float *top; /* the surface rasterised: height + water */
+    const float *top;   /* the ground and the water shown on it */
+    const float *level; /* the water's surface drawn (wg_water_levels) */
     const uint8_t *lit;
     uint32_t n;
     float sp, inv_sp;
-    uint64_t surface, skirts;
+    uint64_t surface, skirts, water, sides; /* the first ids of each part */
     wg_rgb air;   /* the haze's colour away from the sun */
     float air_hz; /* wg_sky's horizon term at the haze's elevation */
     uint32_t aa;
@@ -486,48 +487,63 @@ static wg_rgb shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
     return wg_mix(col, air, amount);
 }
 
-/* How much of water of depth d is drawn over the ground: it fades in over
- * one more WG_WATER_MIN of depth, so the shoreline is smooth within a
- * cell, not a pixel staircase. */
-static inline float shade_wet(float d)
+/* How much of water of depth d (its surface drawn less the ground: 0 at
+ * the shoreline) is drawn over ground where the water shown on the
+ * vertices, interpolated, is 'shown': it fades in over the first
+ * WG_WATER_MIN of depth, as a film of water is clear, and over one more
+ * WG_WATER_MIN of the water shown.  The second keeps a river one cell wide
+ * a soft line: its surface drawn covers the cells around each wet vertex
+ * whole, and their edges drew it as a chain of facets. */
+static inline float shade_wet(float d, float shown)
 {
-    return wg_smoothstep((d - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
+    return wg_smoothstep(d * (1.0f / WG_WATER_MIN)) *
+           wg_smoothstep((shown - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
 }
 
-/* The lit colour of the ground g, the sun reaching it by 'lit', seen along
- * the unit direction 'dir': its material, and where the water is deep
- * enough, the water over it.  The orbit view and the map share it. */
+/* The lit colour of the ground g, the sun reaching it by 'lit', and of
+ * water d deep over it seen along the unit direction 'dir' (none when d
+ * is 0).  The orbit view and the map share it. */
 static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
-                            const float dir[3])
+                            float d, const float dir[3])
 {
     wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, g), g->n, lit);
     /* The water over it is level (a river's slope is too gentle to show
      * in its reflection). */
-    float wet = shade_wet(g->water);
+    float wet = shade_wet(d, g->water);
     if (wet > 0.0f) {
         static const float up[3] = {0.0f, 1.0f, 0.0f};
-        col = wg_mix(col, wg_water(c->p, col, g->water, dir, up, lit), wet);
+        col = wg_mix(col, wg_water(c->p, col, d, dir, up, lit), wet);
     }
     return col;
 }
 
-/* The ground's height and the surface's (height + water) at (u, v) of
- * triangle 'half' of cell (cx, cy): the first two of shade_field's sums,
- * the same floats, for the block's sides and the map's water test, which
+/* The ground's height and another field 'a' at (u, v) of triangle 'half'
+ * of cell (cx, cy): the first of shade_field's sums, the same floats, for
+ * the block's sides, the water's depth and the map's water test, which
  * need no more. */
-static inline void shade_level(const shade_ctx *c, uint32_t cx, uint32_t cy,
-                               int half, float u, float v, float *h,
-                               float *w)
+static inline void shade_level(const shade_ctx *c, const float *a,
+                               uint32_t cx, uint32_t cy, int half, float u,
+                               float v, float *h, float *w)
 {
     size_t i[3];
     float wt[3], hh = 0.0f, ww = 0.0f;
     shade_weights(c, cx, cy, half, u, v, i, wt);
     for (int k = 0; k < 3; k++) {
         hh += c->f->height[i[k]] * wt[k];
-        ww += c->top[i[k]] * wt[k];
+        ww += a[i[k]] * wt[k];
     }
     *h = hh;
     *w = ww;
+}
+
+/* The depth of the water drawn at (u, v) of triangle 'half' of cell (cx,
+ * cy): its surface less the ground, 0 where it is under the ground. */
+static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
+                                int half, float u, float v)
+{
+    float h, l;
+    shade_level(c, c->level, cx, cy, half, u, v, &h, &l);
+    return l > h ? l - h : 0.0f;
 }
 
 /* The colour of triangle id where the ray through sample position (sx, sy)
@@ -537,18 +553,23 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     float dir[3], p[3][3], e1[3], e2[3], nrm[3], hit[3];
     wg_eye_ray(c->v, sx, sy, dir);
     uint32_t cx = 0, cy = 0;
-    if (id < c->surface) {
+    /* The ground's triangles and the water's over them are a cell's
+     * halves: 'over' for the water's, half_id the ground's under it. */
+    const int over = id >= c->water && id < c->sides;
+    const uint64_t half_id = over ? id - c->water : id;
+    if (half_id < c->surface) {
         /* wg_block_triangle's corners of a surface triangle, the cell
          * found once for them and for the fields below. */
-        uint32_t n = c->n, cell = (uint32_t)(id >> 1);
+        uint32_t n = c->n, cell = (uint32_t)(half_id >> 1);
         cy = cell / (n - 1);
         cx = cell - cy * (n - 1);
-        const float *t = c->top + (size_t)cy * n + cx;
+        const float *t = (over ? c->level : c->f->height) + (size_t)cy * n +
+                         cx;
         float x0 = wg_block_coord(cx, c->sp);
         float x1 = wg_block_coord(cx + 1, c->sp);
         float z0 = wg_block_coord(cy, c->sp);
         float z1 = wg_block_coord(cy + 1, c->sp);
-        if ((id & 1) == 0) { /* (a, c, b) */
+        if ((half_id & 1) == 0) { /* (a, c, b) */
             p[0][0] = x0, p[0][1] = t[0], p[0][2] = z0;
             p[1][0] = x0, p[1][1] = t[n], p[1][2] = z1;
             p[2][0] = x1, p[2][1] = t[1], p[2][2] = z0;
@@ -558,7 +579,9 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
             p[2][0] = x1, p[2][1] = t[n + 1], p[2][2] = z1;
         }
     } else {
-        wg_block_triangle(c->top, c->n, id, p);
+        const wg_block b = {.ground = c->f->height, .top = c->top,
+                            .level = c->level, .n = c->n};
+        wg_block_triangle(&b, id, p);
     }
     for (int i = 0; i < 3; i++) {
         e1[i] = p[1][i] - p[0][i];
@@ -587,32 +610,36 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     wg_rgb col;
     wg_ground g;
     float lit;
-    if (id < c->surface) {
+    if (half_id < c->surface) {
+        /* The ground, or the water over it and the ground below it there
+         * (the same cell and half: the water's triangles stand over the
+         * ground's). */
         float u = (hit[0] - wg_block_coord(cx, c->sp)) * c->inv_sp;
         float v = (hit[2] - wg_block_coord(cy, c->sp)) * c->inv_sp;
-        shade_field(c, cx, cy, (int)(id & 1), u, v, &g, &lit);
+        int half = (int)(half_id & 1);
+        shade_field(c, cx, cy, half, u, v, &g, &lit);
         g.x = hit[0];
         g.z = hit[2];
-        col = shade_surface(c, &g, lit, unit);
+        float depth = over ? shade_depth(c, cx, cy, half, u, v) : 0.0f;
+        col = shade_surface(c, &g, lit, depth, unit);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
          * floor is the same rock.  Where the cut passes through water (the
-         * sea, a lake at the edge), it shows the water's side, darker with
-         * depth. */
+         * sea, a lake at the edge: the water's own sides), it shows the
+         * water's side, darker with depth. */
         float l = 1.0f / sqrtf(nrm[0] * nrm[0] + nrm[1] * nrm[1] +
                                nrm[2] * nrm[2]);
         float n[3] = {nrm[0] * l, nrm[1] * l, nrm[2] * l};
         float below = 1.0f;
         float y = hit[1];
-        if (id < c->skirts) {
-            float u, v, gh, gw;
+        if (id < c->skirts || id >= c->sides) {
+            float u, v, gh, lv;
             shade_cell(c, hit[0], hit[2], &cx, &cy, &u, &v);
-            shade_level(c, cx, cy, u + v > 1.0f, u, v, &gh, &gw);
-            float water = gw - gh; /* the water shown, as shade_field's */
+            shade_level(c, c->level, cx, cy, u + v > 1.0f, u, v, &gh, &lv);
             below = (gh - y) / 0.08f;
-            if (water > WG_WATER_MIN && y > gh) {
-                float k = wg_smoothstep((gh + water - y) * 25.0f);
+            if (id >= c->sides) {
+                float k = wg_smoothstep((lv - y) * 25.0f);
                 wg_rgb side = wg_mix(c->p->shallow, c->p->deep, k);
                 return shade_haze(c, wg_light(c->p, side, n, 1.0f), unit,
                                   dist);
@@ -728,8 +755,9 @@ static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
 }
 
 /* One pixel: gather its samples (the nearest over the rasteriser parts'
- * keys), then shade it once if they show one stretch of ground, the sky if
- * they show only sky, else every distinct triangle at its own sample. */
+ * keys), then shade it once if they show one stretch of ground or of
+ * water, the sky if they show only sky, else every distinct triangle at
+ * its own sample. */
 static inline __attribute__((always_inline)) void
 shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
             uint32_t px, uint32_t py, uint8_t out[3], uint32_t aa)
@@ -754,7 +782,7 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
         return;
     }
     uint64_t k[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
-    uint32_t empty = 0, edge = 0;
+    uint32_t empty = 0, edge = 0, wet = 0;
     uint64_t dmin = UINT64_MAX, dmax = 0;
     /* Without a branch per sample: an empty key's depth and id count in
      * dmax and edge too, but those decide only where no key is empty. */
@@ -768,11 +796,16 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
             uint64_t d = key >> 36;
             dmin = d < dmin ? d : dmin;
             dmax = d > dmax ? d : dmax;
-            edge |= wg_key_id(key) >= c->surface;
+            uint64_t id = wg_key_id(key);
+            edge |= ((id >= c->surface) & (id < c->water)) | (id >= c->sides);
+            wet += (id >= c->water) & (id < c->sides);
         }
     }
     wg_rgb acc;
-    if (!empty && !edge && dmax - dmin < SHADE_COHERENT) {
+    /* One stretch: the ground's alone or the water's alone (a shoreline
+     * is an edge too). */
+    if (!empty && !edge && (wet == 0 || wet == ns) &&
+        dmax - dmin < SHADE_COHERENT) {
         acc = shade_hit(c, wg_key_id(k[rep]), ((float)px + 0.5f) * (float)aa,
                         ((float)py + 0.5f) * (float)aa);
     } else {
@@ -823,7 +856,7 @@ struct wg_shader {
 };
 
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
-                         const wg_fields *f, const float *top,
+                         const wg_fields *f, const wg_block *b,
                          const uint8_t *lit, uint32_t aa, uint32_t w,
                          uint32_t h)
 {
@@ -831,9 +864,11 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
     if (!s)
         return NULL;
     s->c = (shade_ctx){
-        .p = p, .v = v, .f = f, .top = top, .lit = lit, .n = f->n,
-        .sp = wg_block_spacing(f->n), .inv_sp = (float)(f->n - 1) / 6.0f,
+        .p = p, .v = v, .f = f, .top = b->top, .level = b->level,
+        .lit = lit, .n = f->n, .sp = wg_block_spacing(f->n),
+        .inv_sp = (float)(f->n - 1) / 6.0f,
         .surface = wg_block_surface(f->n), .skirts = wg_block_skirts(f->n),
+        .water = wg_block_water(f->n), .sides = wg_block_water_sides(f->n),
         .air_hz = expf(-0.02f * SHADE_HORIZON), .aa = aa,
     };
     s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
@@ -907,28 +942,31 @@ static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
     float u, v, lit;
     wg_ground g;
     shade_cell(c, x, z, &cx, &cy, &u, &v);
-    shade_field(c, cx, cy, u + v > 1.0f, u, v, &g, &lit);
+    int half = u + v > 1.0f;
+    shade_field(c, cx, cy, half, u, v, &g, &lit);
     g.x = x;
     g.z = z;
-    return shade_surface(c, &g, lit, down);
+    return shade_surface(c, &g, lit, shade_depth(c, cx, cy, half, u, v),
+                         down);
 }
 
-/* shade_wet at world (x, z), from the two fields it needs. */
+/* shade_wet at world (x, z), from the three fields it needs. */
 static float shade_map_wet(const shade_ctx *c, float x, float z)
 {
     uint32_t cx, cy;
-    float u, v, hh, ww;
+    float u, v, h, top;
     shade_cell(c, x, z, &cx, &cy, &u, &v);
-    shade_level(c, cx, cy, u + v > 1.0f, u, v, &hh, &ww);
-    return shade_wet(ww - hh);
+    int half = u + v > 1.0f;
+    shade_level(c, c->top, cx, cy, half, u, v, &h, &top);
+    return shade_wet(shade_depth(c, cx, cy, half, u, v), top - h);
 }
 
-void wg_map_rows(const wg_palette *p, const wg_fields *f, const float *top,
+void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
                  const uint8_t *lit, uint32_t aa, uint32_t py0, uint32_t py1,
                  wg_image *img)
 {
-    shade_ctx c = {.p = p, .f = f, .top = top, .lit = lit, .n = f->n,
-                   .sp = wg_block_spacing(f->n),
+    shade_ctx c = {.p = p, .f = f, .top = b->top, .level = b->level,
+                   .lit = lit, .n = f->n, .sp = wg_block_spacing(f->n),
                    .inv_sp = (float)(f->n - 1) / 6.0f, .aa = aa};
     static const uint8_t bg[3] = WG_MAP_BACKGROUND;
     /* The world's 6 x 6 units fill the centred square of 'side' pixels;

@@ -3,9 +3,10 @@
  * rule, materials from local values only, water by depth, angle and sun,
  * shadows, a picture that looks like land with water in it, the PNG and its
  * parameters, and the options' checks; a block without cracks from random
- * outside cameras; the map (features where they are, north up, no camera,
- * --aa, letterboxing, its description); the memory a render takes, and
- * threads beyond the CPUs and the work. */
+ * outside cameras; the water's own surface (its levels, the shore where
+ * the ground meets it); the map (features where they are, north up, no
+ * camera, --aa, letterboxing, its description); the memory a render takes,
+ * and threads beyond the CPUs and the work. */
 #include <math.h>
 #include <png.h>
 #include <stdio.h>
@@ -124,6 +125,27 @@ WG_TEST(render_winding_front_faces_have_negative_area)
     CHECK(wg_key_make(0.6f, 1, 9) < wg_key_make(0.5f, 0, 1), "nearer wins");
     free(front);
     free(t.keys);
+}
+
+WG_TEST(render_every_id_fits_the_key)
+{
+    /* The key keeps 35 bits of id: every triangle of the largest world,
+     * the water's and its sides' included, has one of its own, and the
+     * parts follow each other. */
+    static const uint32_t sizes[] = {2, 3, 513, 65536};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint32_t n = sizes[i];
+        uint64_t c = (uint64_t)(n - 1);
+        CHECK(wg_block_surface(n) == 2 * c * c &&
+              wg_block_skirts(n) == wg_block_surface(n) + 8 * c &&
+              wg_block_triangles(n) == wg_block_skirts(n) + 4 * c &&
+              wg_block_water(n) == wg_block_triangles(n) &&
+              wg_block_water_sides(n) == wg_block_water(n) + 2 * c * c &&
+              wg_block_all(n) == wg_block_water_sides(n) + 8 * c, "n %u", n);
+        uint64_t last = wg_block_all(n) - 1;
+        CHECK(wg_key_id(wg_key_make(0.5f, 1, last)) == last,
+              "n %u: id %llu does not fit", n, (unsigned long long)last);
+    }
 }
 
 WG_TEST(render_shared_edges_are_watertight)
@@ -794,16 +816,24 @@ WG_TEST(render_block_is_watertight_from_outside)
             continue;
         }
         uint32_t n = f.n;
-        /* The surface drawn (render.c), its lowest and highest points. */
+        /* The surfaces drawn (render.c), and the lowest and highest
+         * points of the higher of the two. */
         float *top = malloc(wg_cells(n) * sizeof *top);
-        float tlo = INFINITY, thi = -INFINITY;
+        float *level = malloc(wg_cells(n) * sizeof *level);
         for (uint32_t y = 0; y < n; y++)
             for (uint32_t x = 0; x < n; x++) {
                 size_t k = (size_t)y * n + x;
                 top[k] = f.height[k] + wg_water_shown(&f, world.sea, x, y);
-                tlo = top[k] < tlo ? top[k] : tlo;
-                thi = top[k] > thi ? top[k] : thi;
             }
+        wg_water_levels(f.height, top, n, 0, n, level);
+        const wg_block blk = {.ground = f.height, .top = top,
+                              .level = level, .n = n};
+        float tlo = INFINITY, thi = -INFINITY;
+        for (size_t k = 0; k < wg_cells(n); k++) {
+            float t = level[k] > f.height[k] ? level[k] : f.height[k];
+            tlo = t < tlo ? t : tlo;
+            thi = t > thi ? t : thi;
+        }
         for (int c = 0; c < 60; c++) {
             wg_render_opts o = wg_render_defaults;
             wg_camera *cam = &o.cam;
@@ -857,9 +887,9 @@ WG_TEST(render_block_is_watertight_from_outside)
             wg_eye_make(&v, cam, sw, sh);
             wg_plan pl;
             wg_target t;
-            CHECK(wg_plan_make(&pl, &v, top, n) == 0);
+            CHECK(wg_plan_make(&pl, &v, &blk) == 0);
             render_target(&t, sw, sh);
-            wg_raster_strip(&t, &v, &pl, top, n, 1);
+            wg_raster_strip(&t, &v, &pl, &blk, 1);
             const float lo[3] = {-3, WG_BLOCK_FLOOR, -3}, hi[3] = {3, tlo, 3};
             int holes = 0;
             for (uint32_t y = 1; y + 1 < sh; y++)
@@ -888,6 +918,7 @@ WG_TEST(render_block_is_watertight_from_outside)
             wg_plan_free(&pl);
         }
         free(top);
+        free(level);
         wg_fields_free(&f);
     }
     CHECK(cameras == 240 && checked == 240, "%d cameras", cameras);
@@ -1021,6 +1052,156 @@ WG_TEST(render_map_puts_features_where_they_are)
         CHECK(render_luma(&img, 62, 50) > 1.5 * render_luma(&img, 38, 50),
               "east %g, west %g", render_luma(&img, 62, 50),
               render_luma(&img, 38, 50));
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
+/* wg_water_levels on a grid of ground 'g' and ground-with-water 'top'
+ * (n columns, 'rows' rows), whole and then in two parts split at row
+ * 'cut': the parts must give the same levels and the same count. */
+static uint64_t render_levels(const float *g, const float *top, uint32_t n,
+                              uint32_t rows, uint32_t cut, float *level)
+{
+    (void)rows;
+    uint64_t whole = wg_water_levels(g, top, n, 0, n, level);
+    float *two = malloc(wg_cells(n) * sizeof *two);
+    CHECK(two != NULL);
+    if (!two)
+        return whole;
+    uint64_t parts = wg_water_levels(g, top, n, 0, cut, two) +
+                     wg_water_levels(g, top, n, cut, n, two);
+    CHECK(parts == whole && memcmp(two, level, wg_cells(n) * sizeof *two) == 0,
+          "in two parts: %llu cells, not %llu, or other levels",
+          (unsigned long long)parts, (unsigned long long)whole);
+    free(two);
+    return whole;
+}
+
+WG_TEST(render_water_levels_meet_the_ground_at_the_shore)
+{
+    /* A 7 x 7 grid of level ground at 0.5, one wet vertex (3, 3) whose
+     * surface stands at 0.52, the rest dry with a film thinner than
+     * WG_WATER_MIN; around it a bank above the water (2, 3), a vertex below
+     * its surface (4, 3), and far away a vertex with no wet neighbour. */
+    enum { N = 7 };
+    float g[N * N], top[N * N], level[N * N];
+    for (int k = 0; k < N * N; k++)
+        g[k] = 0.5f, top[k] = 0.5f + 0.5f * WG_WATER_MIN;
+    g[3 * N + 3] = 0.5f, top[3 * N + 3] = 0.52f;
+    g[3 * N + 2] = 0.6f, top[3 * N + 2] = 0.6f;  /* a bank */
+    g[3 * N + 4] = 0.45f, top[3 * N + 4] = 0.45f; /* downhill */
+    uint64_t cells = render_levels(g, top, N, N, 3, level);
+    CHECK(level[3 * N + 3] == 0.52f, "the wet vertex: %g", level[3 * N + 3]);
+    CHECK(level[3 * N + 2] == 0.52f, "the bank: %g, under its ground 0.6, "
+          "at the water's surface", level[3 * N + 2]);
+    CHECK(level[3 * N + 4] == 0.45f, "downhill: %g, its ground",
+          level[3 * N + 4]);
+    CHECK(level[2 * N + 3] == 0.5f && level[4 * N + 2] == 0.5f,
+          "ground below the surface: the ground, %g %g", level[2 * N + 3],
+          level[4 * N + 2]);
+    CHECK(level[0] == 0.5f && level[6 * N + 6] == 0.5f,
+          "no wet neighbour: the ground");
+    /* The four cells around the wet vertex have water over them. */
+    CHECK(cells == 4, "%llu cells with water", (unsigned long long)cells);
+
+    /* The higher of two wet neighbours; and on the border, the ground
+     * (the water's side there runs from its surface down to the ground,
+     * and must not turn upside down). */
+    top[3 * N + 5] = 0.53f; /* (5, 3): wet, higher, beside (4, 3) */
+    g[0 * N + 1] = 0.7f;    /* (1, 0): a bank on the border, */
+    top[1 * N + 1] = 0.6f;  /* next to (1, 1), wet at 0.6 */
+    cells = render_levels(g, top, N, N, 4, level);
+    CHECK(level[3 * N + 4] == 0.45f && level[2 * N + 4] == 0.5f &&
+          level[3 * N + 6] == 0.5f, "%g %g %g", level[3 * N + 4],
+          level[2 * N + 4], level[3 * N + 6]);
+    CHECK(level[2 * N + 5] == 0.5f, "%g", level[2 * N + 5]);
+    CHECK(level[0 * N + 1] == 0.7f, "the border's bank: %g, its ground",
+          level[0 * N + 1]);
+    CHECK(level[1 * N + 1] == 0.6f);
+    CHECK(cells == 12, "%llu cells", (unsigned long long)cells);
+
+    /* Across the columns the function takes at once (1024): a wet vertex
+     * on each side of the seam, and banks next to them on the other. */
+    const uint32_t w = 1100, h = 3;
+    float *gg = malloc((size_t)w * w * sizeof *gg);
+    float *tt = malloc((size_t)w * w * sizeof *tt);
+    float *ll = malloc((size_t)w * w * sizeof *ll);
+    CHECK(gg && tt && ll);
+    if (gg && tt && ll) {
+        for (size_t k = 0; k < (size_t)w * w; k++)
+            gg[k] = tt[k] = 0.5f;
+        for (uint32_t x = 1022; x <= 1025; x++)
+            gg[w + x] = tt[w + x] = 0.6f; /* banks */
+        tt[w + 1023] = 0.7f;              /* wet: 0.1 deep */
+        tt[w + 1024] = 0.65f;             /* wet: 0.05 deep */
+        cells = render_levels(gg, tt, w, h, 1, ll);
+        CHECK(ll[w + 1022] == 0.6f && ll[w + 1025] == 0.6f,
+              "banks beside the seam: %g %g", ll[w + 1022], ll[w + 1025]);
+        CHECK(ll[1023] == 0.5f && ll[2 * w + 1024] == 0.5f,
+              "below the surfaces: the ground");
+        CHECK(ll[w + 1023] == 0.7f && ll[w + 1024] == 0.65f);
+        /* The water's cells: (1022..1024, 0..1), six. */
+        CHECK(cells == 6, "%llu cells", (unsigned long long)cells);
+    }
+    free(gg);
+    free(tt);
+    free(ll);
+}
+
+/* A bowl, its floor at 0.3 at the centre, rising 0.1 a unit squared. */
+static float render_bowl(float x, float z)
+{
+    return 0.3f + 0.1f * (x * x + z * z);
+}
+
+/* The bowl filled to 0.556: 1.6 units out from the centre. */
+#define RENDER_BOWL_LEVEL 0.556f
+static float render_bowl_water(float x, float z)
+{
+    float d = RENDER_BOWL_LEVEL - render_bowl(x, z);
+    return d > 0.0f ? d : 0.0f;
+}
+
+WG_TEST(render_shore_is_where_the_ground_meets_the_water)
+{
+    /* A lake in a bowl on a coarse grid (a cell is 0.75 across): seen
+     * from above, its shore is the circle where the ground rises out of
+     * the water, 1.6 units out, within a little of the grid's
+     * interpolation of the bowl.  The water had been drawn on the
+     * ground, ending where its depth interpolated from the vertices ran
+     * out: near the first dry vertices, up to 2.25 units out, a lake a
+     * cell too wide all round. */
+    wg_fields f;
+    CHECK(render_hand_world(9, render_bowl, render_bowl_water, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    wg_image img = {0};
+    CHECK(render_map(&f, o, &img) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    int inside = 0, wet_in = 0, ring = 0, wet_ring = 0;
+    for (uint32_t y = 0; y < 200; y++)
+        for (uint32_t x = 0; x < 200; x++) {
+            const uint8_t *q = render_px(&img, x, y);
+            /* Water, not snow in shade (render_map_puts_features...). */
+            int blue = q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+            /* The pixel's centre in world units. */
+            double r = hypot(-3 + (x + 0.5) * 0.03, -3 + (y + 0.5) * 0.03);
+            if (r < 1.3) {
+                inside++;
+                wet_in += blue;
+            } else if (r > 1.8 && r < 2.1) {
+                ring++;
+                wet_ring += blue;
+            }
+        }
+    CHECK(inside > 0 && wet_in == inside, "%d of %d pixels of the lake are "
+          "water", wet_in, inside);
+    CHECK(ring > 0 && wet_ring == 0, "%d of %d pixels of the bank, 0.2 to 0.5 "
+          "above the shore, are water", wet_ring, ring);
     wg_image_free(&img);
     wg_fields_free(&f);
 }
