@@ -356,7 +356,7 @@ static void render_top_part(void *arg, uint32_t part)
 /* What runs before the strips: the sun's sweep on part 0 (the caller's
  * thread, which holds what it allocates), the water's surface
  * (wg_water_levels) and then the rasteriser's plan (allocated before) on
- * the last part, then the sky grid's rows shared among all.  (The water's
+ * the last part, and the sky grid's rows on the others.  (The water's
  * surface had its own pass over the grid first, on every thread: 0.9 ms
  * at --size 512 on two; here it takes 1.5 ms beside the sweep's 1.3.)
  * The plan was made alone before the sweep: at --size 4096 it took 222
@@ -393,9 +393,12 @@ static void render_prep_part(void *arg, uint32_t part)
         wg_plan_fill(r->plan, r->eye, r->blk);
         r->plan_time = wg_now() - t0;
     }
-    /* The sky's rows on every part: the sweep on part 0 and the water's
-     * surface with the plan on the last take about as long. */
-    wg_shader_sky(r->shader, part, r->parts);
+    /* The sky's rows on every part but the last: the sweep on part 0
+     * takes less than the water's surface and the plan. */
+    if (r->parts == 1)
+        wg_shader_sky(r->shader, 0, 1);
+    else if (part < r->parts - 1)
+        wg_shader_sky(r->shader, part, r->parts - 1);
 }
 
 /* How many threads share the strips: as many as asked (0: one per CPU),

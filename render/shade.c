@@ -506,7 +506,17 @@ static inline float shade_wet(float d, float shown)
 static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
                             float d, const float dir[3])
 {
-    wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, g), g->n, lit);
+    /* The ground's material sees the water drawn over it, not the water
+     * shown interpolated from the vertices: beside a wet vertex the
+     * latter covers the cells around it, and its bed (silt) showed in
+     * the open where the water's surface passes under the ground.  There
+     * it is wet ground (WG_WATER_MIN), as at the waterline. */
+    wg_ground m = *g;
+    if (m.water > WG_WATER_MIN) {
+        float drawn = d > WG_WATER_MIN ? d : WG_WATER_MIN;
+        m.water = drawn < m.water ? drawn : m.water;
+    }
+    wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), g->n, lit);
     /* The water over it is level (a river's slope is too gentle to show
      * in its reflection). */
     float wet = shade_wet(d, g->water);
@@ -537,12 +547,25 @@ static inline void shade_level(const shade_ctx *c, const float *a,
 }
 
 /* The depth of the water drawn at (u, v) of triangle 'half' of cell (cx,
- * cy): its surface less the ground, 0 where it is under the ground. */
+ * cy): its surface less the ground, 0 where it is under the ground; and
+ * the surface no higher than the highest wet corner's (none: 0).  Water
+ * does not climb above the water it comes from; the surface drawn does
+ * where a dry corner is held at its ground above the water's level (on
+ * the world's border, which keeps the water's sides upright), and there
+ * it had covered the slope up to that corner. */
 static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
                                 int half, float u, float v)
 {
-    float h, l;
-    shade_level(c, c->level, cx, cy, half, u, v, &h, &l);
+    size_t i[3];
+    float wt[3], h = 0.0f, l = 0.0f, top = -INFINITY;
+    shade_weights(c, cx, cy, half, u, v, i, wt);
+    for (int k = 0; k < 3; k++) {
+        float g = c->f->height[i[k]], lk = c->level[i[k]];
+        h += g * wt[k];
+        l += lk * wt[k];
+        top = lk > g && lk > top ? lk : top;
+    }
+    l = l < top ? l : top;
     return l > h ? l - h : 0.0f;
 }
 

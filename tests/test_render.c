@@ -1206,6 +1206,120 @@ WG_TEST(render_shore_is_where_the_ground_meets_the_water)
     wg_fields_free(&f);
 }
 
+/* A low bowl, grass all over (sea 0), its floor at 0.05 at the centre,
+ * filled to 0.1012: 1.6 units out, as the bowl above. */
+static float render_low_bowl(float x, float z)
+{
+    return 0.05f + 0.02f * (x * x + z * z);
+}
+
+static float render_low_bowl_water(float x, float z)
+{
+    float d = 0.1012f - render_low_bowl(x, z);
+    return d > 0.0f ? d : 0.0f;
+}
+
+WG_TEST(render_bank_above_the_water_is_not_its_bed)
+{
+    /* The bank just above the shore, in the cells round the last wet
+     * vertices, is the ground, green as the rest of the bowl's grass, not
+     * the lake's bed: the materials had read the water shown interpolated
+     * from the vertices, which there still covers the ground, and drew
+     * bare silt where the water's surface passed under the ground (on
+     * small grids whole cells of it round every lake and island). */
+    wg_fields f;
+    CHECK(render_hand_world(9, render_low_bowl, render_low_bowl_water, &f) ==
+          0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    wg_image img = {0};
+    CHECK(render_map(&f, o, &img) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    int ring = 0, brown = 0;
+    uint32_t bx = 0, by = 0;
+    for (uint32_t y = 0; y < 200; y++)
+        for (uint32_t x = 0; x < 200; x++) {
+            const uint8_t *q = render_px(&img, x, y);
+            double r = hypot(-3 + (x + 0.5) * 0.03, -3 + (y + 0.5) * 0.03);
+            if (r < 1.8 || r > 2.0)
+                continue;
+            ring++;
+            /* Grass is green, well above its red (88, 124, 50); the bed's
+             * silt is not (112, 106, 84). */
+            if (!(q[1] > q[0] + 15) && !brown++)
+                bx = x, by = y;
+        }
+    const uint8_t *q = render_px(&img, bx, by);
+    CHECK(ring > 0 && brown == 0, "%d of %d pixels of the bank are not "
+          "grass, the first (%u, %u) %u %u %u", brown, ring, bx, by, q[0],
+          q[1], q[2]);
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
+/* Grass rising to the south (+z): 0.08 at z = 0, 0.1 a unit; a lake
+ * filled to 0.09, its shore at z = 0.1, between two rows of a 9 grid
+ * (z = 0 wet, z = 0.75 dry), from one side of the world to the other. */
+static float render_slope(float x, float z)
+{
+    (void)x;
+    return 0.08f + 0.1f * z;
+}
+
+static float render_slope_water(float x, float z)
+{
+    float d = 0.09f - render_slope(x, z);
+    return d > 0.0f ? d : 0.0f;
+}
+
+WG_TEST(render_water_does_not_climb_the_border)
+{
+    /* At the world's border a dry vertex's water surface is held at its
+     * ground (the water's sides there stand upright), so the surface drawn
+     * rises up the bank from the last wet vertex; the water had been drawn
+     * all the way up it, in the two columns of cells on the border alone.
+     * The shore is the same line across the whole world. */
+    wg_fields f;
+    CHECK(render_hand_world(9, render_slope, render_slope_water, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    wg_image img = {0};
+    CHECK(render_map(&f, o, &img) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    int below = 0, wet_below = 0, bank = 0, bare = 0;
+    uint32_t bx = 0, bz = 0;
+    for (uint32_t y = 0; y < 200; y++)
+        for (uint32_t x = 0; x < 200; x++) {
+            const uint8_t *q = render_px(&img, x, y);
+            double z = -3 + (y + 0.5) * 0.03;
+            if (z < -1.0) { /* deep enough to be blue, not turquoise */
+                below++;
+                wet_below += q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+            } else if (z > 0.3 && z < 0.65) {
+                /* Grass, its green well above its blue (94 to 36); not
+                 * water (96 to 89), nor the silt of a bed (88 to 64). */
+                bank++;
+                if (!(q[1] > q[2] + 30) && !bare++)
+                    bx = x, bz = y;
+            }
+        }
+    CHECK(below > 0 && wet_below == below, "%d of %d pixels under the water "
+          "are water", wet_below, below);
+    const uint8_t *q = render_px(&img, bx, bz);
+    CHECK(bank > 0 && bare == 0, "%d of %d pixels of the bank are not grass, "
+          "the first (%u, %u) %u %u %u", bare, bank, bx, bz, q[0], q[1], q[2]);
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
 WG_TEST(render_map_ignores_the_camera)
 {
     wg_fields f;
