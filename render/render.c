@@ -324,20 +324,30 @@ uint64_t wg_water_levels(const float *restrict ground,
 
 /* The ground with the water shown on it, 'top' (what the materials, the
  * shadows and the water's surface read), for grid rows [y0, y1) of part
- * 'part'. */
+ * 'part'; then the water's surface (wg_water_levels) on those of its rows
+ * whose neighbours are its own too, all but the first and the last, which
+ * render_levels_seams makes once every part's top is there. */
 typedef struct render_top {
     const wg_fields *f;
-    float *top;
+    float *top, *level;
     float sea;
     uint32_t parts;
+    uint64_t wet[WG_THREADS_MAX]; /* cells with water drawn, by part */
 } render_top;
+
+/* The rows [y0, y1) of part 'part' of a grid of n rows. */
+static void render_rows(uint32_t n, uint32_t part, uint32_t parts,
+                        uint32_t *y0, uint32_t *y1)
+{
+    *y0 = (uint32_t)((uint64_t)n * part / parts);
+    *y1 = (uint32_t)((uint64_t)n * (part + 1) / parts);
+}
 
 static void render_top_part(void *arg, uint32_t part)
 {
     render_top *r = arg;
-    uint32_t n = r->f->n;
-    uint32_t y0 = (uint32_t)((uint64_t)n * part / r->parts);
-    uint32_t y1 = (uint32_t)((uint64_t)n * (part + 1) / r->parts);
+    uint32_t n = r->f->n, y0, y1;
+    render_rows(n, part, r->parts, &y0, &y1);
     const float *h = r->f->height, *w = r->f->water;
     for (uint32_t y = y0; y < y1; y++) {
         size_t k = (size_t)y * n, end = k + n - 1;
@@ -351,15 +361,43 @@ static void render_top_part(void *arg, uint32_t part)
             r->top[k] = h[k] + render_gap(w + k, h + k, n, r->sea);
         r->top[k] = h[k] + wg_water_shown(r->f, r->sea, n - 1, y);
     }
+    r->wet[part] = y1 - y0 >= 3 ? wg_water_levels(h, r->top, n, y0 + 1,
+                                                  y1 - 1, r->level)
+                                : 0;
+}
+
+/* The water's surface on the rows render_top_part left: each part's
+ * first and last.  Returns the cells with water drawn over them, in all
+ * (render_top_part's counted). */
+static uint64_t render_levels_seams(const render_top *r)
+{
+    uint32_t n = r->f->n;
+    uint64_t wet = 0;
+    for (uint32_t p = 0; p < r->parts; p++) {
+        uint32_t y0, y1;
+        render_rows(n, p, r->parts, &y0, &y1);
+        if (y1 - y0 >= 3)
+            wet += r->wet[p] +
+                   wg_water_levels(r->f->height, r->top, n, y0, y0 + 1,
+                                   r->level) +
+                   wg_water_levels(r->f->height, r->top, n, y1 - 1, y1,
+                                   r->level);
+        else
+            wet += wg_water_levels(r->f->height, r->top, n, y0, y1,
+                                   r->level);
+    }
+    return wet;
 }
 
 /* What runs before the strips: the sun's sweep on part 0 (the caller's
- * thread, which holds what it allocates), the water's surface
- * (wg_water_levels) and then the rasteriser's plan (allocated before) on
- * the last part, and the sky grid's rows on the others.  (The water's
- * surface had its own pass over the grid first, on every thread: 0.9 ms
- * at --size 512 on two; here it takes 1.5 ms beside the sweep's 1.3.)
- * The plan was made alone before the sweep: at --size 4096 it took 222
+ * thread, which holds what it allocates), the water's surface on the rows
+ * between the parts of render_top (render_levels_seams) and then the
+ * rasteriser's plan (allocated before) on the last part, and the sky
+ * grid's rows on the others.  (The water's surface had a pass of its own
+ * over the grid, on every thread: 0.9 ms at --size 512 on two; all on the
+ * last part here, it took 1.5 ms beside the sweep's 1.3, and at 4096 it
+ * made the render a quarter slower than before the water had a surface
+ * of its own.)  The plan was made alone before the sweep: at --size 4096 it took 222
  * million instructions on one thread while the other waited (30 ms or
  * more); beside it, it is hidden (at 4096 the sweep is the longer by far;
  * at 512 the sweep and the plan with the sky were about even, 12 million
@@ -368,8 +406,8 @@ typedef struct render_prep {
     const wg_palette *pal;
     const wg_eye *eye;
     const wg_block *blk;
-    float *level;      /* blk->level, made here */
-    uint64_t wet;      /* cells with water drawn over them */
+    const render_top *top; /* whose seams are made here */
+    uint64_t wet;          /* cells with water drawn over them */
     uint8_t *lit;
     uint32_t n, parts;
     wg_shader *shader; /* NULL for a map */
@@ -384,8 +422,7 @@ static void render_prep_part(void *arg, uint32_t part)
     if (part == 0)
         r->failed = wg_shadow_sweep(r->pal, r->blk->top, r->n, r->lit) != 0;
     if (part == r->parts - 1)
-        r->wet = wg_water_levels(r->blk->ground, r->blk->top, r->n, 0, r->n,
-                                 r->level);
+        r->wet = render_levels_seams(r->top);
     if (!r->shader)
         return;
     if (part == r->parts - 1) {
@@ -507,10 +544,11 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     pal.sun_in_water = !j.map;
     /* Haze begins about where the terrain's near edge stands. */
     pal.haze_start = o->cam.distance > 3.0f ? o->cam.distance - 3.0f : 0.0f;
-    /* The ground with the water shown on it: one pass over the grid, a
-     * millisecond at 512 on one core; the water's surface comes from it
-     * (render_prep_part). */
-    render_top rt = {.f = f, .top = top, .sea = sea, .parts = j.parts};
+    /* The ground with the water shown on it, and the water's surface but
+     * on the rows between the parts (render_prep_part): one pass over the
+     * grid, 1.4 ms at 512 on two threads. */
+    render_top rt = {.f = f, .top = top, .level = level, .sea = sea,
+                     .parts = j.parts};
     wg_parallel(j.parts, render_top_part, &rt);
     const wg_block blk = {.ground = f->height, .top = top, .level = level,
                           .n = f->n};
@@ -526,8 +564,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     }
     /* The shadows' sweep (one thread: it walks the grid line by line), the
      * plan and the shader's sky grid (the other threads) at once. */
-    render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk,
-                        .level = level, .lit = lit,
+    render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk, .top = &rt,
+                        .lit = lit,
                         .n = f->n, .parts = j.parts,
                         .plan = j.map ? NULL : &plan};
     if (!j.map &&
