@@ -1000,6 +1000,32 @@ static int render_map(const wg_fields *f, wg_render_opts o, wg_image *img)
     return 0;
 }
 
+/* The 200x200 map (--aa 1) of an n-sided world made by hand: pixel p's
+ * centre stands at world -3 + (p + 0.5) * 0.03.  Returns 0 with f and img
+ * filled, or -1 (the checks saying why) with neither. */
+static int render_hand_map(uint32_t n, float (*height)(float, float),
+                           float (*water)(float, float), wg_fields *f,
+                           wg_image *img)
+{
+    CHECK(render_hand_world(n, height, water, f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    *img = (wg_image){0};
+    CHECK(render_map(f, o, img) == 0);
+    if (img->rgb)
+        return 0;
+    wg_fields_free(f);
+    return -1;
+}
+
+/* A pixel of water, blue, not the snow on a shaded side, which the sky's
+ * fill turns blue-grey. */
+static int render_water_blue(const uint8_t *q)
+{
+    return q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+}
+
 WG_TEST(render_map_puts_features_where_they_are)
 {
     /* 200x200 pixels for the 6x6 world: pixel p's centre is at world
@@ -1021,9 +1047,7 @@ WG_TEST(render_map_puts_features_where_they_are)
     for (uint32_t y = 0; y < 200; y++)
         for (uint32_t x = 0; x < 200; x++) {
             const uint8_t *q = render_px(&img, x, y);
-            /* Water, not the snow on the hill's shaded side, which the
-             * sky's fill turns blue-grey. */
-            int blue = q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+            int blue = render_water_blue(q);
             double r = hypot(x + 0.5 - 150, y + 0.5 - 50);
             if (r < 14)
                 CHECK(blue, "lake pixel (%u, %u) = %d %d %d", x, y, q[0],
@@ -1172,22 +1196,14 @@ WG_TEST(render_shore_is_where_the_ground_meets_the_water)
      * out: near the first dry vertices, up to 2.25 units out, a lake a
      * cell too wide all round. */
     wg_fields f;
-    CHECK(render_hand_world(9, render_bowl, render_bowl_water, &f) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = o.height = 200;
-    o.aa = 1;
-    wg_image img = {0};
-    CHECK(render_map(&f, o, &img) == 0);
-    if (!img.rgb) {
-        wg_fields_free(&f);
+    wg_image img;
+    if (render_hand_map(9, render_bowl, render_bowl_water, &f, &img) != 0)
         return;
-    }
     int inside = 0, wet_in = 0, ring = 0, wet_ring = 0;
     for (uint32_t y = 0; y < 200; y++)
         for (uint32_t x = 0; x < 200; x++) {
             const uint8_t *q = render_px(&img, x, y);
-            /* Water, not snow in shade (render_map_puts_features...). */
-            int blue = q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+            int blue = render_water_blue(q);
             /* The pixel's centre in world units. */
             double r = hypot(-3 + (x + 0.5) * 0.03, -3 + (y + 0.5) * 0.03);
             if (r < 1.3) {
@@ -1228,17 +1244,10 @@ WG_TEST(render_bank_above_the_water_is_not_its_bed)
      * bare silt where the water's surface passed under the ground (on
      * small grids whole cells of it round every lake and island). */
     wg_fields f;
-    CHECK(render_hand_world(9, render_low_bowl, render_low_bowl_water, &f) ==
-          0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = o.height = 200;
-    o.aa = 1;
-    wg_image img = {0};
-    CHECK(render_map(&f, o, &img) == 0);
-    if (!img.rgb) {
-        wg_fields_free(&f);
+    wg_image img;
+    if (render_hand_map(9, render_low_bowl, render_low_bowl_water, &f,
+                        &img) != 0)
         return;
-    }
     int ring = 0, brown = 0;
     uint32_t bx = 0, by = 0;
     for (uint32_t y = 0; y < 200; y++)
@@ -1284,16 +1293,9 @@ WG_TEST(render_water_does_not_climb_the_border)
      * all the way up it, in the two columns of cells on the border alone.
      * The shore is the same line across the whole world. */
     wg_fields f;
-    CHECK(render_hand_world(9, render_slope, render_slope_water, &f) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = o.height = 200;
-    o.aa = 1;
-    wg_image img = {0};
-    CHECK(render_map(&f, o, &img) == 0);
-    if (!img.rgb) {
-        wg_fields_free(&f);
+    wg_image img;
+    if (render_hand_map(9, render_slope, render_slope_water, &f, &img) != 0)
         return;
-    }
     int below = 0, wet_below = 0, bank = 0, bare = 0;
     uint32_t bx = 0, bz = 0;
     for (uint32_t y = 0; y < 200; y++)
@@ -1302,7 +1304,7 @@ WG_TEST(render_water_does_not_climb_the_border)
             double z = -3 + (y + 0.5) * 0.03;
             if (z < -1.0) { /* deep enough to be blue, not turquoise */
                 below++;
-                wet_below += q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+                wet_below += render_water_blue(q);
             } else if (z > 0.3 && z < 0.65) {
                 /* Grass, its green well above its blue (94 to 36); not
                  * water (96 to 89), nor the silt of a bed (88 to 64). */
