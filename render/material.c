@@ -39,12 +39,12 @@
  * a deposit shows from MAT_DEPOSIT (fully at twice that) and turns to sand
  * from MAT_THICK; ground stripped by more than MAT_SCOUR shows its stones;
  * a riverbed is ground carved by more than MAT_CARVED that water still
- * runs over, from MAT_DAMP deep (the rain's film on a slope is thinner). */
+ * runs over, from WG_WATER_DAMP deep (the rain's film on a slope is
+ * thinner). */
 #define MAT_DEPOSIT 0.006f
 #define MAT_THICK 0.03f
 #define MAT_SCOUR 0.025f
 #define MAT_CARVED 0.002f
-#define MAT_DAMP 2e-4f
 
 /* The noise's two scales, in lattice cells per world unit: patches about
  * 0.15 units across (13 cells of a 513 world) that move the boundaries and
@@ -179,9 +179,9 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
      * still and gravel where it carved the ground (a riverbed), and the
      * carved ground that running water still wets is gravel too. */
     float flow = 0.0f;
-    if (water > MAT_DAMP) {
-        flow = mat_step((water - MAT_DAMP) *
-                        (1.0f / (WG_WATER_MIN - MAT_DAMP)));
+    if (water > WG_WATER_DAMP) {
+        flow = mat_step((water - WG_WATER_DAMP) *
+                        (1.0f / (WG_WATER_MIN - WG_WATER_DAMP)));
         float under = mat_step((water - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
         float carved = mat_step((-sed - MAT_CARVED) *
                                 (1.0f / (3.0f * MAT_CARVED)));

@@ -400,6 +400,10 @@ typedef struct wg_materials {
  * can't fail. */
 void wg_materials_make(wg_materials *m, float sea);
 
+/* The water below which the materials see dry ground: the rain's film on
+ * a slope is thinner (wg_albedo). */
+#define WG_WATER_DAMP 2e-4f
+
 /* The bare colour (no light) of the ground g: sand on the beach and the
  * seabed, grass and forest by altitude above the sea and slope, alpine
  * heath higher up, rock where steep, snow high up and on slopes facing

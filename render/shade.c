@@ -500,21 +500,39 @@ static inline float shade_wet(float d, float shown)
            wg_smoothstep((shown - WG_WATER_MIN) * (1.0f / WG_WATER_MIN));
 }
 
+/* How far above the water's level the ground stays wet: the sea's
+ * waterline band (material.c, 1/300). */
+#define SHADE_SHORE_WET 0.0033f
+
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
- * water d deep over it seen along the unit direction 'dir' (none when d
- * is 0).  The orbit view and the map share it. */
+ * the water over it seen along the unit direction 'dir': 'rise' is the
+ * water's surface drawn less the ground (shade_rise), its depth where
+ * positive, the ground's height above the water's level where negative.
+ * The orbit view and the map share it. */
 static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
-                            float d, const float dir[3])
+                            float rise, float film, const float dir[3])
 {
+    const float d = rise > 0.0f ? rise : 0.0f;
     /* The ground's material sees the water drawn over it, not the water
      * shown interpolated from the vertices: beside a wet vertex the
      * latter covers the cells around it, and its bed (silt) showed in
      * the open where the water's surface passes under the ground.  There
-     * it is wet ground (WG_WATER_MIN), as at the waterline. */
+     * it is wet ground (WG_WATER_MIN) at the waterline, drying over the
+     * first SHADE_SHORE_WET above it (the whole of those cells had been
+     * wet ground, 40% darker, a polygon along the grid round each lake). */
     wg_ground m = *g;
     if (m.water > WG_WATER_MIN) {
         float drawn = d > WG_WATER_MIN ? d : WG_WATER_MIN;
         m.water = drawn < m.water ? drawn : m.water;
+    }
+    /* Above the waterline, in a triangle with a wet corner (rise finite),
+     * the wet corners' share dries; the dry corners' own film of rain
+     * ('film') stays, as in the cells beyond, so no edge shows there. */
+    if (rise < 0.0f && rise > -INFINITY) {
+        float wet = m.water *
+                    (1.0f - wg_smoothstep(-rise * (1.0f / SHADE_SHORE_WET)));
+        wet = wet > film ? wet : film;
+        m.water = wet < m.water ? wet : m.water;
     }
     wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), g->n, lit);
     /* The water over it is level (a river's slope is too gentle to show
@@ -546,27 +564,40 @@ static inline void shade_level(const shade_ctx *c, const float *a,
     *w = ww;
 }
 
-/* The depth of the water drawn at (u, v) of triangle 'half' of cell (cx,
- * cy): its surface less the ground, 0 where it is under the ground; and
- * the surface no higher than the highest wet corner's (none: 0).  Water
+/* The water drawn at (u, v) of triangle 'half' of cell (cx, cy): its
+ * surface less the ground (negative where it is under the ground; -inf
+ * where no corner is wet), and in *film the water shown on the dry
+ * corners alone, interpolated; the surface no higher than the highest
+ * wet corner's.  Water
  * does not climb above the water it comes from; the surface drawn does
  * where a dry corner is held at its ground above the water's level (on
  * the world's border, which keeps the water's sides upright), and there
  * it had covered the slope up to that corner. */
-static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
-                                int half, float u, float v)
+static inline float shade_rise(const shade_ctx *c, uint32_t cx, uint32_t cy,
+                               int half, float u, float v, float *film)
 {
     size_t i[3];
-    float wt[3], h = 0.0f, l = 0.0f, top = -INFINITY;
+    float wt[3], h = 0.0f, l = 0.0f, top = -INFINITY, fm = 0.0f;
     shade_weights(c, cx, cy, half, u, v, i, wt);
     for (int k = 0; k < 3; k++) {
         float g = c->f->height[i[k]], lk = c->level[i[k]];
+        float shown = c->top[i[k]] - g;
         h += g * wt[k];
         l += lk * wt[k];
         top = lk > g && lk > top ? lk : top;
+        fm += (shown > WG_WATER_MIN ? 0.0f : shown) * wt[k];
     }
+    *film = fm;
     l = l < top ? l : top;
-    return l > h ? l - h : 0.0f;
+    return l - h;
+}
+
+/* shade_rise's depth: 0 where the surface is under the ground. */
+static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
+                                int half, float u, float v)
+{
+    float film, r = shade_rise(c, cx, cy, half, u, v, &film);
+    return r > 0.0f ? r : 0.0f;
 }
 
 /* The colour of triangle id where the ray through sample position (sx, sy)
@@ -643,8 +674,17 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         shade_field(c, cx, cy, half, u, v, &g, &lit);
         g.x = hit[0];
         g.z = hit[2];
-        float depth = over ? shade_depth(c, cx, cy, half, u, v) : 0.0f;
-        col = shade_surface(c, &g, lit, depth, unit);
+        /* The ground drawn is never under the water drawn: its rise
+         * (the height above the water's level) only where the materials
+         * would see water on it (the rain's film is on most ground). */
+        float rise = 0.0f, film = 0.0f;
+        if (over)
+            rise = shade_depth(c, cx, cy, half, u, v);
+        else if (g.water > WG_WATER_DAMP) {
+            rise = shade_rise(c, cx, cy, half, u, v, &film);
+            rise = rise < 0.0f ? rise : 0.0f;
+        }
+        col = shade_surface(c, &g, lit, rise, film, unit);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
@@ -969,8 +1009,8 @@ static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
     shade_field(c, cx, cy, half, u, v, &g, &lit);
     g.x = x;
     g.z = z;
-    return shade_surface(c, &g, lit, shade_depth(c, cx, cy, half, u, v),
-                         down);
+    float film, rise = shade_rise(c, cx, cy, half, u, v, &film);
+    return shade_surface(c, &g, lit, rise, film, down);
 }
 
 /* shade_wet at world (x, z), from the three fields it needs. */

@@ -1270,6 +1270,54 @@ WG_TEST(render_bank_above_the_water_is_not_its_bed)
     wg_fields_free(&f);
 }
 
+WG_TEST(render_bank_above_the_water_is_dry)
+{
+    /* The bank 0.014 to 0.04 above the lake's level (1.8 to 2.2 units
+     * out, in the cells round the last wet vertices, whose corners reach
+     * 2.25 out) is the same grass as where there is no lake at all: wet,
+     * darker ground is a band along the waterline only.  It had been
+     * darkened by 40% over every cell with a wet corner, a dark polygon
+     * with straight edges along the grid round every lake, pond and river
+     * (on small grids a whole cell wide). */
+    wg_fields f, dry;
+    wg_image img, bare;
+    if (render_hand_map(9, render_low_bowl, render_low_bowl_water, &f,
+                        &img) != 0)
+        return;
+    if (render_hand_map(9, render_low_bowl, NULL, &dry, &bare) != 0) {
+        wg_image_free(&img);
+        wg_fields_free(&f);
+        return;
+    }
+    int ring = 0, dark = 0;
+    uint32_t bx = 0, by = 0;
+    for (uint32_t y = 0; y < 200; y++)
+        for (uint32_t x = 0; x < 200; x++) {
+            double r = hypot(-3 + (x + 0.5) * 0.03, -3 + (y + 0.5) * 0.03);
+            if (r < 1.8 || r > 2.2)
+                continue;
+            ring++;
+            if (render_luma(&img, x, y) < render_luma(&bare, x, y) - 3.0 &&
+                !dark++)
+                bx = x, by = y;
+        }
+    CHECK(ring > 0 && dark == 0, "%d of %d pixels of the bank are darker "
+          "than without the lake, the first (%u, %u) %.1f against %.1f",
+          dark, ring, bx, by, render_luma(&img, bx, by),
+          render_luma(&bare, bx, by));
+    /* Not vacuous: along row 100 (z = 0), east of the centre, the ground
+     * at the waterline (r = 1.6) is wet, darker than the dry bowl. */
+    int line = 0;
+    for (uint32_t x = 140; x < 170; x++)
+        line += !render_water_blue(render_px(&img, x, 100)) &&
+                render_luma(&img, x, 100) < render_luma(&bare, x, 100) - 3.0;
+    CHECK(line > 0, "no wet ground at the waterline");
+    wg_image_free(&img);
+    wg_image_free(&bare);
+    wg_fields_free(&f);
+    wg_fields_free(&dry);
+}
+
 /* Grass rising to the south (+z): 0.08 at z = 0, 0.1 a unit; a lake
  * filled to 0.09, its shore at z = 0.1, between two rows of a 9 grid
  * (z = 0 wet, z = 0.75 dry), from one side of the world to the other. */
