@@ -1481,7 +1481,13 @@ static int write_picture(const settings *s, const wg_fields *f,
             say("cannot render: %s", err);
             return 1;
         }
-        if (rs.camera_inside)
+        if (rs.camera_in_water)
+            say("warning: the camera is under the water (at height %.3g, "
+                "under its surface at %.3g): the picture shows the world "
+                "from within it, with holes where the water's surface faces "
+                "away; raise --elevation, --distance or --look",
+                (double)rs.camera_y, (double)rs.surface_y);
+        else if (rs.camera_inside)
             say("warning: the camera is inside the ground (at height %.3g, "
                 "under the surface at %.3g): the picture shows the land from "
                 "within, with holes where its surface faces away; raise "

@@ -480,27 +480,37 @@ double wg_render_memory(const wg_render_opts *o, uint32_t n)
     return held + (double)wg_shader_bytes(o->width, o->height) + sweep;
 }
 
-/* Whether 'pos' is inside the block whose surface is 'top' (n x n): over
- * its footprint, under the surface (bilinear between the cell's corners,
- * which the two triangles bend a little from) and above the floor; the
- * surface's height there in *surface. */
-static int render_inside(const float *top, uint32_t n, const float pos[3],
-                         float *surface)
+/* The height of the surface h (n x n) under world (x, z), bilinear
+ * between the corners of the cell there (the two triangles bend a little
+ * from it), or NAN off the grid's footprint. */
+static float render_under(const float *h, uint32_t n, float x, float z)
 {
     const float sp = wg_block_spacing(n);
-    const float gx = (pos[0] + 3.0f) / sp, gz = (pos[2] + 3.0f) / sp;
+    const float gx = (x + 3.0f) / sp, gz = (z + 3.0f) / sp;
     if (!(gx >= 0.0f && gz >= 0.0f && gx <= (float)(n - 1) &&
           gz <= (float)(n - 1)))
-        return 0;
-    uint32_t x = (uint32_t)gx, z = (uint32_t)gz;
-    x = x > n - 2 ? n - 2 : x;
-    z = z > n - 2 ? n - 2 : z;
-    const float u = gx - (float)x, v = gz - (float)z;
-    const float *r0 = top + (size_t)z * n + x, *r1 = r0 + n;
+        return NAN;
+    uint32_t i = (uint32_t)gx, j = (uint32_t)gz;
+    i = i > n - 2 ? n - 2 : i;
+    j = j > n - 2 ? n - 2 : j;
+    const float u = gx - (float)i, v = gz - (float)j;
+    const float *r0 = h + (size_t)j * n + i, *r1 = r0 + n;
     const float a = r0[0] + (r0[1] - r0[0]) * u;
     const float b = r1[0] + (r1[1] - r1[0]) * u;
-    *surface = a + (b - a) * v;
-    return pos[1] < *surface && pos[1] > WG_BLOCK_FLOOR;
+    return a + (b - a) * v;
+}
+
+/* Whether the camera at 'pos' is inside the block of ground f->height with
+ * the water 'top' on it: over its footprint, under the surface and above
+ * the floor; in the water if above the ground there. */
+static void render_inside(const wg_fields *f, const float *top,
+                          const float pos[3], wg_render_stats *rs)
+{
+    const float s = render_under(top, f->n, pos[0], pos[2]);
+    const float g = render_under(f->height, f->n, pos[0], pos[2]);
+    rs->surface_y = s;
+    rs->camera_inside = pos[1] < s && pos[1] > WG_BLOCK_FLOOR;
+    rs->camera_in_water = rs->camera_inside && pos[1] >= g;
 }
 
 int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
@@ -556,8 +566,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     j.lit = lit;
     j.pal = &pal;
     rs->camera_y = eye.pos[1];
-    rs->camera_inside = !j.map && render_inside(top, f->n, eye.pos,
-                                                &rs->surface_y);
+    if (!j.map)
+        render_inside(f, top, eye.pos, rs);
     if (!j.map && wg_plan_alloc(&plan, f->n) != 0) {
         wg_fail(err, "out of memory for the rasteriser");
         goto err;

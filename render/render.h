@@ -162,8 +162,10 @@ typedef struct wg_render_stats {
     double memory; /* bytes the render had allocated at its peak, the
                       picture included (wg_render_memory predicts it) */
     /* The orbit view's camera is inside the block: over its footprint,
-     * under the surface drawn (at surface_y) and above its floor. */
-    int camera_inside;
+     * under the surface drawn (at surface_y: the ground, or the water's
+     * surface on it) and above its floor; camera_in_water if it is above
+     * the ground there, under the water. */
+    int camera_inside, camera_in_water;
     float camera_y, surface_y;
 } wg_render_stats;
 

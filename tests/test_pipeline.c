@@ -246,6 +246,9 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
                                "(--mesh auto chose it"},
         {"--distance 0.1 --out p.png", "the camera is inside the ground (at "
                                        "height 0.242, under the surface"},
+        {"--sea-level 0.9 --look 0.6 --distance 0.1 --out p.png",
+         "the camera is under the water (at height 0.642, under its surface "
+         "at 0.9)"},
         {"--heightmap-format r16", "--heightmap-format does nothing"},
         {"--gltf-error 0.01", "--gltf-error does nothing without --gltf"},
         {"--out p.jpg", "--out 'p.jpg': the picture is a PNG"},
