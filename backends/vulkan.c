@@ -472,6 +472,14 @@ static int vulkan_plan(vulkan_ctx *v, char *err)
                        vulkan_mib(packed), v->d.props.deviceName,
                        vulkan_mib(plimit), vulkan_largest_side(plimit, 4),
                        vulkan_largest_side(plimit, 4));
+    /* Each pipeline's bindings within the device's per-stage limits (the
+     * hydraulic one is made whatever the steps). */
+    if (vulkan_layout_fits(lim, v->d.props.deviceName,
+                           "terrain, erosion and normals", vulkan_types,
+                           VULKAN_BINDINGS, err) != 0 ||
+        vulkan_layout_fits(lim, v->d.props.deviceName, "hydraulic",
+                           vulkan_hyd_types, VULKAN_H_BINDINGS, err) != 0)
+        return -1;
     uint64_t gx = (v->all.w + v->wg_x - 1) / v->wg_x,
              gy = (v->all.h + v->wg_y - 1) / v->wg_y;
     if (gx > lim->maxComputeWorkGroupCount[0] ||

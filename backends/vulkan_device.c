@@ -644,6 +644,43 @@ fail:
     return -1;
 }
 
+int vulkan_layout_fits(const VkPhysicalDeviceLimits *lim, const char *device,
+                       const char *stage, const VkDescriptorType *types,
+                       uint32_t count, char *err)
+{
+    /* Texel buffers count as images: uniform ones as sampled images,
+     * storage ones as storage images. */
+    uint32_t storage = 0, uniform = 0, sampled = 0, images = 0;
+    for (uint32_t b = 0; b < count; b++) {
+        storage += types[b] == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        uniform += types[b] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+        sampled += types[b] == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+        images += types[b] == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER;
+    }
+    const struct {
+        const char *limit, *what;
+        uint32_t has, needs;
+    } per[] = {
+        {"maxPerStageDescriptorStorageBuffers", "storage buffers",
+         lim->maxPerStageDescriptorStorageBuffers, storage},
+        {"maxPerStageDescriptorUniformBuffers", "uniform buffers",
+         lim->maxPerStageDescriptorUniformBuffers, uniform},
+        {"maxPerStageDescriptorSampledImages", "uniform texel buffers",
+         lim->maxPerStageDescriptorSampledImages, sampled},
+        {"maxPerStageDescriptorStorageImages", "storage texel buffers",
+         lim->maxPerStageDescriptorStorageImages, images},
+        {"maxPerStageResources", "resources", lim->maxPerStageResources,
+         count},
+    };
+    for (size_t i = 0; i < sizeof per / sizeof per[0]; i++)
+        if (per[i].needs > per[i].has)
+            return wg_fail(err, "vulkan: %s allows %u %s a shader stage (%s) "
+                           "but the %s stage binds %u: use a CPU backend",
+                           device, per[i].has, per[i].what, per[i].limit,
+                           stage, per[i].needs);
+    return 0;
+}
+
 int vulkan_set_layout_create(vulkan_dev *d, const VkDescriptorType *types,
                              uint32_t count, VkDescriptorSetLayout *layout,
                              char *err)

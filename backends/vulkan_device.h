@@ -118,6 +118,16 @@ int vulkan_buf_invalidate(vulkan_dev *d, const vulkan_buf *b, char *err);
 int vulkan_view_create(vulkan_dev *d, const vulkan_buf *b, VkFormat format,
                        VkDeviceSize range, VkBufferView *view, char *err);
 
+/* Whether a compute stage whose one set has binding i (0 .. count-1) of
+ * types[i] fits the per-stage limits 'lim' of the device 'device': 0, or
+ * -1 with the limit it passes, its value and what the stage ('stage')
+ * needs in err.  (Vulkan guarantees only 4 storage buffers a stage, and
+ * the hydraulic stage binds 8: such a device failed in
+ * vkCreatePipelineLayout with no word of why.) */
+int vulkan_layout_fits(const VkPhysicalDeviceLimits *lim, const char *device,
+                       const char *stage, const VkDescriptorType *types,
+                       uint32_t count, char *err);
+
 /* A set layout whose binding i (0 .. count-1) has types[i], for compute. */
 int vulkan_set_layout_create(vulkan_dev *d, const VkDescriptorType *types,
                              uint32_t count, VkDescriptorSetLayout *layout,

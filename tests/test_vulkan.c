@@ -434,6 +434,52 @@ WG_TEST(vulkan_gpu_match_refuses_an_ambiguous_name)
 #endif
 
 /* A world larger than the device's buffers fails cleanly, in probe. */
+WG_TEST(vulkan_layout_fits_the_per_stage_limits)
+{
+    /* The limits Vulkan guarantees (4 storage buffers a stage, 12 uniform
+     * buffers, 16 sampled and 4 storage images, 128 resources) take the
+     * stages of terrain, erosion and normals (5 storage buffers) no more
+     * than the hydraulic one (8): the device is refused, by name, the
+     * limit and the need said. */
+    static const VkDescriptorType hyd[] = {
+        VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER};
+    VkPhysicalDeviceLimits lim = {
+        .maxPerStageDescriptorStorageBuffers = 4,
+        .maxPerStageDescriptorUniformBuffers = 12,
+        .maxPerStageDescriptorSampledImages = 16,
+        .maxPerStageDescriptorStorageImages = 4,
+        .maxPerStageResources = 128,
+    };
+    char err[WG_ERR_LEN] = "";
+    CHECK(vulkan_layout_fits(&lim, "Tiny GPU", "hydraulic", hyd, 12, err) ==
+              -1 &&
+              strstr(err, "Tiny GPU allows 4 storage buffers a shader stage "
+                          "(maxPerStageDescriptorStorageBuffers) but the "
+                          "hydraulic stage binds 8"),
+          "%s", err);
+    lim.maxPerStageDescriptorStorageBuffers = 8;
+    CHECK(vulkan_layout_fits(&lim, "Tiny GPU", "hydraulic", hyd, 12, err) == 0,
+          "%s", err);
+    /* Texel buffers count as images. */
+    lim.maxPerStageDescriptorSampledImages = 1;
+    CHECK(vulkan_layout_fits(&lim, "Tiny GPU", "hydraulic", hyd, 12, err) ==
+              -1 && strstr(err, "1 uniform texel buffers") &&
+              strstr(err, "binds 2"),
+          "%s", err);
+    lim.maxPerStageDescriptorSampledImages = 16;
+    lim.maxPerStageResources = 11;
+    CHECK(vulkan_layout_fits(&lim, "Tiny GPU", "hydraulic", hyd, 12, err) ==
+              -1 && strstr(err, "(maxPerStageResources)"),
+          "%s", err);
+}
+
 WG_TEST(vulkan_too_large)
 {
     if (!vk_test_available())
