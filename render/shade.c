@@ -697,12 +697,23 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         float below = 1.0f;
         float y = hit[1];
         if (id < c->skirts || id >= c->sides) {
-            float u, v, gh, lv;
+            float u, v, gh, gw;
             shade_cell(c, hit[0], hit[2], &cx, &cy, &u, &v);
-            shade_level(c, c->level, cx, cy, u + v > 1.0f, u, v, &gh, &lv);
+            int half = u + v > 1.0f;
+            shade_level(c, c->top, cx, cy, half, u, v, &gh, &gw);
             below = (gh - y) / 0.08f;
-            if (id >= c->sides) {
-                float k = wg_smoothstep((lv - y) * 25.0f);
+            /* The water's side up to its surface, no higher than its
+             * highest wet corner (shade_rise).  Above that the side stands
+             * over a bank that a dry vertex of the border holds up to its
+             * ground (wg_water_levels), where the surface over it is drawn
+             * as ground: it is the block's cut there, as the skirt under
+             * it (it had been water, a band climbing the bank). */
+            float film, surf = id >= c->sides
+                                   ? gh + shade_rise(c, cx, cy, half, u, v,
+                                                     &film)
+                                   : -INFINITY;
+            if (y <= surf) {
+                float k = wg_smoothstep((surf - y) * 25.0f);
                 wg_rgb side = wg_mix(c->p->shallow, c->p->deep, k);
                 return shade_haze(c, wg_light(c->p, side, n, 1.0f), unit,
                                   dist);

@@ -1370,6 +1370,70 @@ WG_TEST(render_water_does_not_climb_the_border)
     wg_fields_free(&f);
 }
 
+/* A steeper slope, rising to the south: 0.5 at z = 0, 0.15 a unit; its
+ * lake filled to 0.55625, the shore at z = 0.375, halfway between two rows
+ * of a 9 grid (z = 0 wet, z = 0.75 dry). */
+static float render_steep(float x, float z)
+{
+    (void)x;
+    return 0.5f + 0.15f * z;
+}
+
+static float render_steep_water(float x, float z)
+{
+    float d = 0.55625f - render_steep(x, z);
+    return d > 0.0f ? d : 0.0f;
+}
+
+WG_TEST(render_water_side_ends_at_the_water)
+{
+    /* The slope seen from the west, square on to the block's west side.
+     * Where the lake meets the border the water has a side of its own,
+     * which the bank's dry border vertex (held at its ground) makes a
+     * triangle from the water's surface up to that vertex: above the
+     * water's level it is the block's cut, soil, as the skirt under it.
+     * It had been water, a band climbing the bank. */
+    wg_fields f;
+    CHECK(render_hand_world(9, render_steep, render_steep_water, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 1200, o.height = 400, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 270, .elevation = 0, .distance = 10,
+                        .fov = 6, .look = 0.5f};
+    wg_image img = {0};
+    wg_render_stats rs;
+    CHECK(render_it(&f, &o, &img, &rs) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    wg_eye v;
+    wg_eye_make(&v, &o.cam, o.width, o.height);
+    /* On the west side (x = -3): at z = 0.375, between the ground (the
+     * water's level there, 0.556) and the triangle's top (0.584); at
+     * z = -0.75, under the water's surface and over the ground (0.3875). */
+    static const float at[2][3] = {{-3.0f, 0.570f, 0.375f},
+                                   {-3.0f, 0.47f, -0.75f}};
+    const uint8_t *q[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        float c[3];
+        wg_eye_to_camera(&v, at[i], c);
+        float sx = v.cx + c[0] / c[2] * v.focal;
+        float sy = v.cy - c[1] / c[2] * v.focal;
+        CHECK(sx >= 0 && sy >= 0 && sx < o.width && sy < o.height,
+              "point %d at (%g, %g), off the picture", i, sx, sy);
+        if (sx >= 0 && sy >= 0 && sx < o.width && sy < o.height)
+            q[i] = render_px(&img, (uint32_t)sx, (uint32_t)sy);
+    }
+    if (q[0] && q[1]) {
+        CHECK(q[0][0] >= q[0][2], "the side above the water is %u %u %u, "
+              "not soil", q[0][0], q[0][1], q[0][2]);
+        CHECK(q[1][2] > q[1][0] + 30, "the side under the water is %u %u "
+              "%u, not water", q[1][0], q[1][1], q[1][2]);
+    }
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
 WG_TEST(render_map_ignores_the_camera)
 {
     wg_fields f;
