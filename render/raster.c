@@ -160,14 +160,14 @@ static void raster_wall(const float *top, const float *bottom, uint32_t n,
     raster_border(n, s, i, &x0, &y0);
     raster_border(n, s, i + 1, &x1, &y1);
     const float *b = bottom ? bottom : top;
-    const int floor = bottom == NULL;
+    const int to_floor = bottom == NULL;
     raster_vertex(top, n, sp, x0, y0, 0, 0, p[0]);
     if (half == 0) {
         raster_vertex(top, n, sp, x1, y1, 0, 0, p[1]);
-        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, floor, p[2]);
+        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, to_floor, p[2]);
     } else {
-        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, floor, p[1]);
-        raster_vertex(b, n, sp, x0, y0, WG_BLOCK_FLOOR, floor, p[2]);
+        raster_vertex(b, n, sp, x1, y1, WG_BLOCK_FLOOR, to_floor, p[1]);
+        raster_vertex(b, n, sp, x0, y0, WG_BLOCK_FLOOR, to_floor, p[2]);
     }
     raster_orient(p, outward[s]);
 }
@@ -804,7 +804,8 @@ static void raster_square(wg_plan *pl, const wg_eye *v, const wg_block *blk,
     /* What each cell draws (WG_CELL_*), from its corners' parts. */
     for (uint32_t y = by; y < ey; y++)
         for (uint32_t x = bx; x < ex; x++) {
-            const uint8_t *a = &vf[y - by][x - bx], *c = a + WG_PIECE_CELLS + 1;
+            const uint8_t *a = &vf[y - by][x - bx];
+            const uint8_t *c = a + WG_PIECE_CELLS + 1;
             int f = a[0] | a[1] | c[0] | c[1];
             int w = f & 1, bank = f >> 1;
             pl->cells[(size_t)y * (n - 1) + x] =
@@ -862,6 +863,7 @@ void wg_plan_fill(wg_plan *pl, const wg_eye *v, const wg_block *blk)
                 wg_piece *k = &pl->pieces[pl->count];
                 if (raster_box(v, a, b, &k->ymin, &k->ymax)) {
                     k->kind = kind, k->a = side, k->b = i0;
+                    k->ea = k->eb = 0, k->mixed = 0; /* a surface's only */
                     pl->count++;
                 }
             }
@@ -895,9 +897,9 @@ typedef struct raster_cols {
     int32_t x0, x1, y0, y1; /* the left column's extent */
 } raster_cols;
 
-/* Whether the cell whose right column is (top, bot) can hold a sample
- * centre of t's strip (each triangle's own box lies inside the cell's); a
- * vertex to clip says yes, and takes the long way. */
+/* Whether the box [minx, maxx] x [miny, maxy] (in 1/256 sample) holds a
+ * sample centre of t's strip; RASTER_OUT (a vertex to clip) says yes, and
+ * takes the long way. */
 static inline int raster_box_reaches(const wg_target *t, int32_t minx,
                                      int32_t maxx, int32_t miny, int32_t maxy)
 {
@@ -914,6 +916,9 @@ static inline int raster_box_reaches(const wg_target *t, int32_t minx,
     return cx0 <= cx1 && cy0 <= cy1;
 }
 
+/* Whether the cell whose right column is (top, bot), its left one in c,
+ * can hold a sample centre of t's strip (each triangle's own box lies
+ * inside the cell's); c becomes the right column, for the next cell. */
 static inline int raster_cell_reaches(const wg_target *t, raster_cols *c,
                                       const wg_svert *top, const wg_svert *bot)
 {
@@ -926,7 +931,7 @@ static inline int raster_cell_reaches(const wg_target *t, raster_cols *c,
 }
 
 /* raster_cell_reaches for a cell alone, its corners top[0..1] and
- * bot[0..1] (the water's cells, a few of each square). */
+ * bot[0..1] (a shore cell's ground or water, apart). */
 static inline int raster_corners_reach(const wg_target *t,
                                        const wg_svert *top,
                                        const wg_svert *bot)

@@ -249,21 +249,22 @@ uint64_t wg_water_levels(const float *restrict ground,
      * the grid), each row's made once. */
     uint8_t wet[3][RENDER_LEVEL_CHUNK + 2];
     for (uint32_t c0 = 0; c0 < n; c0 += RENDER_LEVEL_CHUNK) {
-        const uint32_t c1 = n - c0 < RENDER_LEVEL_CHUNK ? n
-                                                        : c0 + RENDER_LEVEL_CHUNK;
-        const uint32_t xa = c0 ? c0 - 1 : 0, xb = c1 < n ? c1 : n - 1;
-        const uint32_t w = c1 - c0;
+        const uint32_t c1 =
+            n - c0 < RENDER_LEVEL_CHUNK ? n : c0 + RENDER_LEVEL_CHUNK;
+        /* The chunk's columns with one to their right (a flag, a cell). */
+        const uint32_t last = c1 < n ? c1 : n - 1;
+        const uint32_t xa = c0 ? c0 - 1 : 0, w = c1 - c0;
         uint32_t made = 0; /* rows [first, made) have flags */
         const uint32_t first = y0 ? y0 - 1 : 0;
         for (uint32_t y = y0; y < y1; y++) {
-            const uint32_t last = y + 1 < n ? y + 1 : y;
-            for (uint32_t r = made > first ? made : first; r <= last; r++) {
-                uint8_t *f = wet[r % 3];
+            for (uint32_t fy = made > first ? made : first;
+                 fy <= (y + 1 < n ? y + 1 : y); fy++) {
+                uint8_t *f = wet[fy % 3];
                 f[0] = f[w + 1] = 0;
-                const size_t row = (size_t)r * n;
-                for (uint32_t x = xa; x <= xb; x++)
-                    f[x - c0 + 1] = render_wet(ground, top, row + x);
-                made = r + 1;
+                const size_t at = (size_t)fy * n;
+                for (uint32_t x = xa; x <= last; x++)
+                    f[x - c0 + 1] = render_wet(ground, top, at + x);
+                made = fy + 1;
             }
             static const uint8_t none[RENDER_LEVEL_CHUNK + 2];
             const uint8_t *up = y ? wet[(y - 1) % 3] : none;
@@ -279,8 +280,7 @@ uint64_t wg_water_levels(const float *restrict ground,
             }
             /* The cells to the right of the vertices, rows y..y+1, with
              * a wet corner. */
-            const uint32_t ce = c1 < n ? c1 : n - 1;
-            for (uint32_t x = c0; y + 1 < n && x < ce; x++) {
+            for (uint32_t x = c0; y + 1 < n && x < last; x++) {
                 const uint32_t i = x - c0 + 1;
                 cells += (uint64_t)(mid[i] | mid[i + 1] | down[i] |
                                     down[i + 1]);
@@ -298,20 +298,20 @@ uint64_t wg_water_levels(const float *restrict ground,
              * stand upside down in the block's side. */
             if (y == 0 || y + 1 == n)
                 continue;
-            const uint32_t xs = c0 ? c0 : 1, xe = c1 < n ? c1 : n - 1;
-            for (uint32_t x = xs; x < xe; x++) {
+            const uint8_t *const around[3] = {up, mid, down};
+            const size_t rows[3] = {ra, r, rb};
+            for (uint32_t x = c0 ? c0 : 1; x < last; x++) {
                 const uint32_t i = x - c0 + 1;
                 if (mid[i] || !(up[i - 1] | up[i] | up[i + 1] | mid[i - 1] |
                                 mid[i + 1] | down[i - 1] | down[i] |
                                 down[i + 1]))
                     continue;
-                const uint8_t *f[3] = {up, mid, down};
-                const size_t at[3] = {ra, r, rb};
                 float best = -INFINITY;
                 for (int j = 0; j < 3; j++)
                     for (uint32_t d = 0; d < 3; d++) {
-                        const float l = f[j][i - 1 + d] ? top[at[j] + x - 1 + d]
-                                                        : -INFINITY;
+                        const float l = around[j][i - 1 + d]
+                                            ? top[rows[j] + x - 1 + d]
+                                            : -INFINITY;
                         best = l > best ? l : best;
                     }
                 const float g = ground[r + x];
@@ -397,16 +397,16 @@ static uint64_t render_levels_seams(const render_top *r)
  * over the grid, on every thread: 0.9 ms at --size 512 on two; all on the
  * last part here, it took 1.5 ms beside the sweep's 1.3, and at 4096 it
  * made the render a quarter slower than before the water had a surface
- * of its own.)  The plan was made alone before the sweep: at --size 4096 it took 222
- * million instructions on one thread while the other waited (30 ms or
- * more); beside it, it is hidden (at 4096 the sweep is the longer by far;
- * at 512 the sweep and the plan with the sky were about even, 12 million
- * instructions each). */
+ * of its own.)  The plan was made alone before the sweep: at --size 4096
+ * it took 222 million instructions on one thread while the other waited
+ * (30 ms or more); beside it, it is hidden (at 4096 the sweep is the
+ * longer by far; at 512 the sweep and the plan with the sky were about
+ * even, 12 million instructions each). */
 typedef struct render_prep {
     const wg_palette *pal;
     const wg_eye *eye;
     const wg_block *blk;
-    const render_top *top; /* whose seams are made here */
+    const render_top *rt;  /* whose seams are made here */
     uint64_t wet;          /* cells with water drawn over them */
     uint8_t *lit;
     uint32_t n, parts;
@@ -422,7 +422,7 @@ static void render_prep_part(void *arg, uint32_t part)
     if (part == 0)
         r->failed = wg_shadow_sweep(r->pal, r->blk->top, r->n, r->lit) != 0;
     if (part == r->parts - 1)
-        r->wet = render_levels_seams(r->top);
+        r->wet = render_levels_seams(r->rt);
     if (!r->shader)
         return;
     if (part == r->parts - 1) {
@@ -465,8 +465,9 @@ static size_t render_keys_bytes(const wg_render_opts *o)
 }
 
 /* wg_render's allocations, in its order: the picture, the sun's share and
- * the surface, the keys and the plan, the shader (none of the three for a
- * map), then for a while wg_shadow_sweep's two lines. */
+ * the two surfaces (top and the water's level), the keys and the plan,
+ * the shader (none of the three for a map), then for a while
+ * wg_shadow_sweep's two lines. */
 double wg_render_memory(const wg_render_opts *o, uint32_t n)
 {
     double held = (double)o->width * o->height * 3 +
@@ -574,7 +575,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     }
     /* The shadows' sweep (one thread: it walks the grid line by line), the
      * plan and the shader's sky grid (the other threads) at once. */
-    render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk, .top = &rt,
+    render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk, .rt = &rt,
                         .lit = lit,
                         .n = f->n, .parts = j.parts,
                         .plan = j.map ? NULL : &plan};

@@ -155,8 +155,9 @@ typedef struct wg_image {
 typedef struct wg_render_stats {
     double raster; /* seconds: projection, triangle setup and fill */
     double shade;  /* seconds: shadows, shading and the resolve */
-    /* Submitted (the block's, and the water's over wet cells); not culled
-     * and not degenerate. */
+    /* Submitted (the block's, and the water's over wet cells: its sides
+     * at the border are drawn but not counted here); not culled and not
+     * degenerate. */
     uint64_t triangles, drawn;
     uint32_t threads;          /* that shaded (and at most that rasterised) */
     double memory; /* bytes the render had allocated at its peak, the
@@ -249,8 +250,7 @@ uint64_t wg_block_all(uint32_t n);         /* + 8(N-1): every id */
 /* The heights the block and the water stand on, n x n each, row-major:
  * 'ground' the block's top, 'level' the water's surface
  * (wg_water_levels), and 'top' the ground with the water shown on it
- * (wg_water_shown), which the materials, the shadows and the sides'
- * water read. */
+ * (wg_water_shown), which the materials and the shadows read. */
 typedef struct wg_block {
     const float *ground, *top, *level;
     uint32_t n;
@@ -526,9 +526,10 @@ float wg_water_shown(const wg_fields *f, float sea, uint32_t x, uint32_t y);
  * WG_WATER_MIN (top - ground, top being the ground plus wg_water_shown),
  * its surface, top; at any other vertex the highest such surface among
  * its eight neighbours but no higher than its own ground, or its ground
- * where no neighbour is wet or the vertex is on the border.  So the sheet over a wet cell meets the
- * land at the ground's contour at the water's level (as the OBJ's water
- * does: wg_obj_level), and its edge lies at or under the ground.  It
+ * where no neighbour is wet or the vertex is on the border.  So the
+ * sheet over a wet cell meets the land at the ground's contour at the
+ * water's level (as the OBJ's water does inside the border:
+ * wg_obj_level), and its edge lies at or under the ground.  It
  * reads the rows next to its own, and writes only its own.  Returns the
  * number of cells with water drawn over them (WG_CELL_WATER) whose first
  * row is one of these.  This function can't fail. */

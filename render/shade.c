@@ -506,7 +506,7 @@ static inline float shade_wet(float d, float shown)
 
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
  * the water over it seen along the unit direction 'dir': 'rise' is the
- * water's surface drawn less the ground (shade_rise), its depth where
+ * water's surface drawn less the ground (shade_water_at), its depth where
  * positive, the ground's height above the water's level where negative.
  * The orbit view and the map share it. */
 static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
@@ -545,58 +545,48 @@ static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
     return col;
 }
 
-/* The ground's height and another field 'a' at (u, v) of triangle 'half'
- * of cell (cx, cy): the first of shade_field's sums, the same floats, for
- * the block's sides, the water's depth and the map's water test, which
- * need no more. */
-static inline void shade_level(const shade_ctx *c, const float *a,
-                               uint32_t cx, uint32_t cy, int half, float u,
-                               float v, float *h, float *w)
-{
-    size_t i[3];
-    float wt[3], hh = 0.0f, ww = 0.0f;
-    shade_weights(c, cx, cy, half, u, v, i, wt);
-    for (int k = 0; k < 3; k++) {
-        hh += c->f->height[i[k]] * wt[k];
-        ww += a[i[k]] * wt[k];
-    }
-    *h = hh;
-    *w = ww;
-}
+/* The water at (u, v) of triangle 'half' of cell (cx, cy), interpolated
+ * from the triangle's corners (shade_weights): the ground's height; the
+ * water shown on the corners (top less the ground); of that, the dry
+ * corners' share alone ('film', the rain on them); and 'rise', the
+ * water's surface drawn less the ground (negative where it is under the
+ * ground, -inf where no corner is wet), the surface no higher than the
+ * highest wet corner's.  Water does not climb above the water it comes
+ * from; the surface drawn does where a dry corner is held at its ground
+ * above the water's level (on the world's border, which keeps the
+ * water's sides upright), and there it had covered the slope up to that
+ * corner. */
+typedef struct shade_water {
+    float ground, shown, film, rise;
+} shade_water;
 
-/* The water drawn at (u, v) of triangle 'half' of cell (cx, cy): its
- * surface less the ground (negative where it is under the ground; -inf
- * where no corner is wet), and in *film the water shown on the dry
- * corners alone, interpolated; the surface no higher than the highest
- * wet corner's.  Water
- * does not climb above the water it comes from; the surface drawn does
- * where a dry corner is held at its ground above the water's level (on
- * the world's border, which keeps the water's sides upright), and there
- * it had covered the slope up to that corner. */
-static inline float shade_rise(const shade_ctx *c, uint32_t cx, uint32_t cy,
-                               int half, float u, float v, float *film)
+static inline shade_water shade_water_at(const shade_ctx *c, uint32_t cx,
+                                         uint32_t cy, int half, float u,
+                                         float v)
 {
     size_t i[3];
-    float wt[3], h = 0.0f, l = 0.0f, top = -INFINITY, fm = 0.0f;
+    float wt[3], l = 0.0f, cap = -INFINITY;
+    shade_water w = {0.0f, 0.0f, 0.0f, 0.0f};
     shade_weights(c, cx, cy, half, u, v, i, wt);
     for (int k = 0; k < 3; k++) {
         float g = c->f->height[i[k]], lk = c->level[i[k]];
         float shown = c->top[i[k]] - g;
-        h += g * wt[k];
+        w.ground += g * wt[k];
+        w.shown += shown * wt[k];
+        w.film += (shown > WG_WATER_MIN ? 0.0f : shown) * wt[k];
         l += lk * wt[k];
-        top = lk > g && lk > top ? lk : top;
-        fm += (shown > WG_WATER_MIN ? 0.0f : shown) * wt[k];
+        cap = lk > g && lk > cap ? lk : cap;
     }
-    *film = fm;
-    l = l < top ? l : top;
-    return l - h;
+    l = l < cap ? l : cap;
+    w.rise = l - w.ground;
+    return w;
 }
 
-/* shade_rise's depth: 0 where the surface is under the ground. */
+/* shade_water_at's depth: 0 where the surface is under the ground. */
 static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
                                 int half, float u, float v)
 {
-    float film, r = shade_rise(c, cx, cy, half, u, v, &film);
+    float r = shade_water_at(c, cx, cy, half, u, v).rise;
     return r > 0.0f ? r : 0.0f;
 }
 
@@ -681,8 +671,9 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         if (over)
             rise = shade_depth(c, cx, cy, half, u, v);
         else if (g.water > WG_WATER_DAMP) {
-            rise = shade_rise(c, cx, cy, half, u, v, &film);
-            rise = rise < 0.0f ? rise : 0.0f;
+            shade_water w = shade_water_at(c, cx, cy, half, u, v);
+            rise = w.rise < 0.0f ? w.rise : 0.0f;
+            film = w.film;
         }
         col = shade_surface(c, &g, lit, rise, film, unit);
     } else {
@@ -697,21 +688,18 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         float below = 1.0f;
         float y = hit[1];
         if (id < c->skirts || id >= c->sides) {
-            float u, v, gh, gw;
+            float u, v;
             shade_cell(c, hit[0], hit[2], &cx, &cy, &u, &v);
-            int half = u + v > 1.0f;
-            shade_level(c, c->top, cx, cy, half, u, v, &gh, &gw);
-            below = (gh - y) / 0.08f;
+            shade_water w = shade_water_at(c, cx, cy, u + v > 1.0f, u, v);
+            below = (w.ground - y) / 0.08f;
             /* The water's side up to its surface, no higher than its
-             * highest wet corner (shade_rise).  Above that the side stands
-             * over a bank that a dry vertex of the border holds up to its
-             * ground (wg_water_levels), where the surface over it is drawn
-             * as ground: it is the block's cut there, as the skirt under
-             * it (it had been water, a band climbing the bank). */
-            float film, surf = id >= c->sides
-                                   ? gh + shade_rise(c, cx, cy, half, u, v,
-                                                     &film)
-                                   : -INFINITY;
+             * highest wet corner (shade_water_at).  Above that the side
+             * stands over a bank that a dry vertex of the border holds up
+             * to its ground (wg_water_levels), where the surface over it
+             * is drawn as ground: it is the block's cut there, as the
+             * skirt under it (it had been water, a band climbing the
+             * bank). */
+            float surf = id >= c->sides ? w.ground + w.rise : -INFINITY;
             if (y <= surf) {
                 float k = wg_smoothstep((surf - y) * 25.0f);
                 wg_rgb side = wg_mix(c->p->shallow, c->p->deep, k);
@@ -1020,19 +1008,18 @@ static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
     shade_field(c, cx, cy, half, u, v, &g, &lit);
     g.x = x;
     g.z = z;
-    float film, rise = shade_rise(c, cx, cy, half, u, v, &film);
-    return shade_surface(c, &g, lit, rise, film, down);
+    shade_water w = shade_water_at(c, cx, cy, half, u, v);
+    return shade_surface(c, &g, lit, w.rise, w.film, down);
 }
 
-/* shade_wet at world (x, z), from the three fields it needs. */
+/* shade_wet at world (x, z). */
 static float shade_map_wet(const shade_ctx *c, float x, float z)
 {
     uint32_t cx, cy;
-    float u, v, h, top;
+    float u, v;
     shade_cell(c, x, z, &cx, &cy, &u, &v);
-    int half = u + v > 1.0f;
-    shade_level(c, c->top, cx, cy, half, u, v, &h, &top);
-    return shade_wet(shade_depth(c, cx, cy, half, u, v), top - h);
+    shade_water w = shade_water_at(c, cx, cy, u + v > 1.0f, u, v);
+    return shade_wet(w.rise > 0.0f ? w.rise : 0.0f, w.shown);
 }
 
 void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
