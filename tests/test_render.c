@@ -1318,20 +1318,24 @@ WG_TEST(render_bank_above_the_water_is_dry)
     wg_fields_free(&dry);
 }
 
-/* Grass rising to the south (+z): 0.08 at z = 0, 0.1 a unit; a lake
- * filled to 0.09, its shore at z = 0.1, between two rows of a 9 grid
- * (z = 0 wet, z = 0.75 dry), from one side of the world to the other. */
-static float render_slope(float x, float z)
-{
-    (void)x;
-    return 0.08f + 0.1f * z;
-}
+/* A world sloping up to the south (+z), 'base' high at z = 0 and rising
+ * 'per' a unit, with a lake filled to 'fill' from one side of the world to
+ * the other: name(x, z) its ground, name##_water(x, z) its water. */
+#define RENDER_SLOPE_WORLD(name, base, per, fill)                          \
+    static float name(float x, float z)                                    \
+    {                                                                      \
+        (void)x;                                                           \
+        return (base) + (per) * z;                                         \
+    }                                                                      \
+    static float name##_water(float x, float z)                            \
+    {                                                                      \
+        float d = (fill) - name(x, z);                                     \
+        return d > 0.0f ? d : 0.0f;                                        \
+    }
 
-static float render_slope_water(float x, float z)
-{
-    float d = 0.09f - render_slope(x, z);
-    return d > 0.0f ? d : 0.0f;
-}
+/* Grass: 0.08 at z = 0, 0.1 a unit; the lake's shore at z = 0.1, between
+ * two rows of a 9 grid (z = 0 wet, z = 0.75 dry). */
+RENDER_SLOPE_WORLD(render_slope, 0.08f, 0.1f, 0.09f)
 
 WG_TEST(render_water_does_not_climb_the_border)
 {
@@ -1370,20 +1374,9 @@ WG_TEST(render_water_does_not_climb_the_border)
     wg_fields_free(&f);
 }
 
-/* A steeper slope, rising to the south: 0.5 at z = 0, 0.15 a unit; its
- * lake filled to 0.55625, the shore at z = 0.375, halfway between two rows
- * of a 9 grid (z = 0 wet, z = 0.75 dry). */
-static float render_steep(float x, float z)
-{
-    (void)x;
-    return 0.5f + 0.15f * z;
-}
-
-static float render_steep_water(float x, float z)
-{
-    float d = 0.55625f - render_steep(x, z);
-    return d > 0.0f ? d : 0.0f;
-}
+/* Steeper: 0.5 at z = 0, 0.15 a unit; the lake's shore at z = 0.375,
+ * halfway between two rows of a 9 grid (z = 0 wet, z = 0.75 dry). */
+RENDER_SLOPE_WORLD(render_steep, 0.5f, 0.15f, 0.55625f)
 
 WG_TEST(render_water_side_ends_at_the_water)
 {
