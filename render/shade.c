@@ -22,6 +22,18 @@
  * once at its centre; otherwise once per sample. */
 #define SHADE_COHERENT (UINT64_C(1) << 13)
 
+/* The stretches a pixel's samples may share, each one smooth surface
+ * shaded alike: the ground; the skirts of each of the block's four sides;
+ * the floor; the water's sheet; the water's sides on each side of the
+ * block.  A pixel whose samples all lie on one of them, at depths within
+ * SHADE_COHERENT, is shaded once at its centre.  Samples on two (the rim
+ * of the block, a shoreline, the corner where two sides meet, the water's
+ * side against the skirt under it) are shaded each at its own place, since
+ * the colour changes sharply between them.  The floor is only ever seen
+ * from below and at the block's silhouette: always per sample. */
+#define SHADE_STRETCHES 11
+#define SHADE_FLOOR 5
+
 /* How fast the sky deepens from the horizon up: exp(-3.5 * sin(elevation)). */
 #define SHADE_HORIZON 3.5f
 
@@ -375,6 +387,8 @@ typedef struct shade_ctx {
     uint32_t n;
     float sp, inv_sp;
     uint64_t surface, skirts, water, sides; /* the first ids of each part */
+    /* The first id of each stretch after the ground's (shade_stretch). */
+    uint64_t stretch[SHADE_STRETCHES - 1];
     wg_rgb air;   /* the haze's colour away from the sun */
     float air_hz; /* wg_sky's horizon term at the haze's elevation */
     uint32_t aa;
@@ -816,6 +830,17 @@ static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
     return wg_mix(top, bot, fy);
 }
 
+/* The stretch that triangle 'id' lies on: how many stretches' first ids
+ * it is at or past (compares, not divisions: a pixel on the block's side
+ * asks this of every sample). */
+static inline uint32_t shade_stretch(const shade_ctx *c, uint64_t id)
+{
+    uint32_t st = 0;
+    for (int i = 0; i < SHADE_STRETCHES - 1; i++)
+        st += id >= c->stretch[i];
+    return st;
+}
+
 /* One pixel: gather its samples (the nearest over the rasteriser parts'
  * keys), then shade it once if they show one stretch of ground or of
  * water, the sky if they show only sky, else every distinct triangle at
@@ -844,10 +869,11 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
         return;
     }
     uint64_t k[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
-    uint32_t empty = 0, edge = 0, wet = 0;
+    uint32_t empty = 0, smin = SHADE_STRETCHES, smax = 0;
     uint64_t dmin = UINT64_MAX, dmax = 0;
-    /* Without a branch per sample: an empty key's depth and id count in
-     * dmax and edge too, but those decide only where no key is empty. */
+    /* Without a branch per sample: an empty key's depth and stretch count
+     * in dmax and smax too, but those decide only where no key is
+     * empty. */
     for (uint32_t j = 0; j < aa; j++) {
         const uint64_t *row = t->keys + ((size_t)py * aa + j - t->y0) * t->w +
                               (size_t)px * aa;
@@ -858,15 +884,13 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
             uint64_t d = key >> 36;
             dmin = d < dmin ? d : dmin;
             dmax = d > dmax ? d : dmax;
-            uint64_t id = wg_key_id(key);
-            edge |= ((id >= c->surface) & (id < c->water)) | (id >= c->sides);
-            wet += (id >= c->water) & (id < c->sides);
+            uint32_t st = shade_stretch(c, wg_key_id(key));
+            smin = st < smin ? st : smin;
+            smax = st > smax ? st : smax;
         }
     }
     wg_rgb acc;
-    /* One stretch: the ground's alone or the water's alone (a shoreline
-     * is an edge too). */
-    if (!empty && !edge && (wet == 0 || wet == ns) &&
+    if (!empty && smin == smax && smin != SHADE_FLOOR &&
         dmax - dmin < SHADE_COHERENT) {
         acc = shade_hit(c, wg_key_id(k[rep]), ((float)px + 0.5f) * (float)aa,
                         ((float)py + 0.5f) * (float)aa);
@@ -934,6 +958,15 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
         .air_hz = expf(-0.02f * SHADE_HORIZON), .aa = aa,
     };
     s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
+    /* Skirts and water's sides: 2(N-1) a side, sides in raster_border's
+     * order; then the floor, the water's sheet. */
+    const uint64_t side = 2 * (uint64_t)(f->n - 1);
+    for (int i = 0; i < 4; i++) {
+        s->c.stretch[i] = s->c.surface + side * (uint64_t)i;
+        s->c.stretch[6 + i] = s->c.sides + side * (uint64_t)i;
+    }
+    s->c.stretch[SHADE_FLOOR - 1] = s->c.skirts;
+    s->c.stretch[SHADE_FLOOR] = s->c.water;
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
     if (shade_sky_alloc(&s->sky, w, h) != 0) {
         wg_render_free(s);
