@@ -831,8 +831,7 @@ static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
 }
 
 /* The stretch that triangle 'id' lies on: how many stretches' first ids
- * it is at or past (compares, not divisions: a pixel on the block's side
- * asks this of every sample). */
+ * it is at or past. */
 static inline uint32_t shade_stretch(const shade_ctx *c, uint64_t id)
 {
     uint32_t st = 0;
@@ -869,11 +868,10 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
         return;
     }
     uint64_t k[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
-    uint32_t empty = 0, smin = SHADE_STRETCHES, smax = 0;
-    uint64_t dmin = UINT64_MAX, dmax = 0;
-    /* Without a branch per sample: an empty key's depth and stretch count
-     * in dmax and smax too, but those decide only where no key is
-     * empty. */
+    uint32_t empty = 0;
+    uint64_t dmin = UINT64_MAX, dmax = 0, imin = UINT64_MAX, imax = 0;
+    /* Without a branch per sample: an empty key's depth and id count in
+     * dmax and imax too, but those decide only where no key is empty. */
     for (uint32_t j = 0; j < aa; j++) {
         const uint64_t *row = t->keys + ((size_t)py * aa + j - t->y0) * t->w +
                               (size_t)px * aa;
@@ -884,13 +882,16 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
             uint64_t d = key >> 36;
             dmin = d < dmin ? d : dmin;
             dmax = d > dmax ? d : dmax;
-            uint32_t st = shade_stretch(c, wg_key_id(key));
-            smin = st < smin ? st : smin;
-            smax = st > smax ? st : smax;
+            uint64_t id = wg_key_id(key);
+            imin = id < imin ? id : imin;
+            imax = id > imax ? id : imax;
         }
     }
+    /* The stretches are runs of ids: the samples share one if their
+     * least and greatest ids do. */
+    const uint32_t st = shade_stretch(c, imin);
     wg_rgb acc;
-    if (!empty && smin == smax && smin != SHADE_FLOOR &&
+    if (!empty && st == shade_stretch(c, imax) && st != SHADE_FLOOR &&
         dmax - dmin < SHADE_COHERENT) {
         acc = shade_hit(c, wg_key_id(k[rep]), ((float)px + 0.5f) * (float)aa,
                         ((float)py + 0.5f) * (float)aa);
