@@ -179,6 +179,8 @@ $(B)/backends/%.o: backends/%.c Makefile $(B)/flags | $(SPV_INC)
 # and without trapping math, which lets gcc turn their selects into blends;
 # neither changes what an operation rounds to, and the picture is the same.
 $(B)/render/raster.o: CFLAGS += -O3 -fno-trapping-math
+# The same for the ground with the water shown on it (render_top_inner).
+$(B)/render/render.o: CFLAGS += -O3 -fno-trapping-math
 
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)

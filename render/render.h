@@ -521,6 +521,12 @@ void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
  * world shows.  This function can't fail. */
 float wg_water_shown(const wg_fields *f, float sea, uint32_t x, uint32_t y);
 
+/* top = height + wg_water_shown at every vertex of rows [y0, y1) of f,
+ * the same bits, row by row without a call a vertex.  It reads the rows
+ * next to its own, and writes only its own.  This function can't fail. */
+void wg_water_tops(const wg_fields *f, float sea, uint32_t y0, uint32_t y1,
+                   float *top);
+
 /* The water's surface drawn at the vertices of rows [y0, y1) of an
  * n-sided grid, into level: where the water on a vertex is deeper than
  * WG_WATER_MIN (top - ground, top being the ground plus wg_water_shown),

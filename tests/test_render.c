@@ -433,6 +433,48 @@ WG_TEST(render_water_shown_sea_flat_rivers_whole)
     wg_fields_free(&f);
 }
 
+WG_TEST(render_water_tops_are_the_water_shown)
+{
+    /* wg_water_tops, the rows the renderer draws from, is height +
+     * wg_water_shown to the bit, for any rows: a world wider than its
+     * chunks of columns (256), with a river one vertex wide and dotted
+     * (every other vertex wet) laid across a chunk's edge and the border,
+     * made in one call and in two. */
+    wg_world w = render_world;
+    w.size = 300;
+    wg_fields f;
+    CHECK(wg_make_world("openmp", &w, 0, &f) == 0);
+    const uint32_t n = f.n;
+    const float sea = w.sea;
+    for (uint32_t x = 200; x < n; x += 2) {
+        f.height[40 * (size_t)n + x] = 0.6f;
+        f.height[40 * (size_t)n + x + 1] = 0.6f;
+        f.water[40 * (size_t)n + x] = 0.004f;
+    }
+    float *one = malloc(wg_cells(n) * sizeof *one);
+    float *two = malloc(wg_cells(n) * sizeof *two);
+    CHECK(one && two);
+    wg_water_tops(&f, sea, 0, n, one);
+    wg_water_tops(&f, sea, 0, 41, two);
+    wg_water_tops(&f, sea, 41, n, two);
+    size_t wrong = 0, filled = 0;
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            size_t k = (size_t)y * n + x;
+            float want = f.height[k] + wg_water_shown(&f, sea, x, y);
+            wrong += memcmp(&one[k], &want, sizeof want) != 0 ||
+                     memcmp(&two[k], &want, sizeof want) != 0;
+            filled += f.height[k] >= sea && f.water[k] <= WG_WATER_MIN &&
+                      want > f.height[k];
+        }
+    CHECK(wrong == 0, "%zu of %zu vertices differ from wg_water_shown", wrong,
+          wg_cells(n));
+    CHECK(filled >= 40, "only %zu dry vertices between wet ones", filled);
+    free(one);
+    free(two);
+    wg_fields_free(&f);
+}
+
 WG_TEST(render_light_low_sun_and_sky_fill)
 {
     wg_palette p;
