@@ -117,6 +117,43 @@ void wg_parallel(uint32_t parts, void (*fn)(void *ctx, uint32_t part),
     }
 }
 
+/* The team of a render's threads waits here between its steps: each
+ * arrival spins a while (RENDER_SPINS polls, about 50 us), then yields
+ * the CPU at every poll.  A thread per step had been made and joined
+ * three times a render: on the 2-core CI machine (a VM) making one and
+ * joining it took 30 to 540 us, mostly the wake-up of the idle CPU, a
+ * millisecond or more of each render at 512. */
+typedef struct render_barrier {
+    atomic_uint arrived, round;
+    uint32_t parts;
+} render_barrier;
+
+#define RENDER_SPINS 2000
+
+static void render_barrier_wait(render_barrier *b)
+{
+    const uint32_t round =
+        atomic_load_explicit(&b->round, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->arrived, 1, memory_order_acq_rel) + 1 ==
+        b->parts) {
+        /* The last: the count is ready for the next round before the
+         * others see this one end. */
+        atomic_store_explicit(&b->arrived, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&b->round, 1, memory_order_release);
+        return;
+    }
+    for (uint32_t polls = 0;
+         atomic_load_explicit(&b->round, memory_order_acquire) == round;
+         polls++) {
+        if (polls >= RENDER_SPINS)
+            sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else
+            __builtin_ia32_pause();
+#endif
+    }
+}
+
 /* Pixel rows per strip.  Each thread draws and shades the next strip not
  * yet taken with its own keys (32 rows x 1600 samples x 8 bytes = 800 KiB at
  * 800x600 --aa 2, in L2 while it is shaded), so no thread waits for
@@ -443,7 +480,7 @@ static uint64_t render_levels_seams(const render_top *r)
  * thread, which holds what it allocates), the water's surface on the rows
  * between the parts of render_top (render_levels_seams) and then the
  * rasteriser's plan (allocated before) on the last part, and the sky
- * grid's rows on the others.  (The water's surface had a pass of its own
+ * grid's rows on every part, as each comes to them.  (The water's surface had a pass of its own
  * over the grid, on every thread: 0.9 ms at --size 512 on two; all on the
  * last part here, it took 1.5 ms beside the sweep's 1.3, and at 4096 it
  * made the render a quarter slower than before the water had a surface
@@ -480,14 +517,11 @@ static void render_prep_part(void *arg, uint32_t part)
         wg_plan_fill(r->plan, r->eye, r->blk);
         r->plan_time = wg_now() - t0;
     }
-    /* The sky's rows: on two parts, half beside the sweep and half beside
-     * the plan (at --size 512 the sweep took 1.2 ms, the plan 0.9 and the
-     * sky 1.1; the sky beside the sweep alone kept the plan's part waiting
-     * a millisecond); on more, on the parts that have neither. */
-    if (r->parts <= 2)
-        wg_shader_sky(r->shader, part, r->parts);
-    else if (part > 0 && part < r->parts - 1)
-        wg_shader_sky(r->shader, part - 1, r->parts - 2);
+    /* The sky's rows, taken by each part as it comes to them: a part that
+     * made the sweep or the plan first takes fewer (at --size 512 the
+     * sweep took 1.2 ms, the plan 0.9 and the sky 1.1; with the sky on
+     * the sweep's part alone, the plan's waited a millisecond). */
+    wg_shader_sky(r->shader);
 }
 
 /* How many threads share the strips: as many as asked (0: one per CPU),
@@ -566,6 +600,91 @@ static void render_inside(const wg_fields *f, const float *top,
     rs->camera_in_water = rs->camera_inside && pos[1] >= g;
 }
 
+/* A render's steps, run by one team of threads (wg_render): the ground
+ * with the water shown on it, then what comes before the strips (the
+ * sweep, the plan, the sky), then the grid of the sky marked, then the
+ * strips, with a barrier between. */
+typedef struct render_team {
+    render_top *rt;
+    render_prep *prep;
+    render_job *j;
+    wg_shader *shader;
+    render_barrier bar;
+    atomic_int go; /* 1: every thread started; -1: one did not */
+} render_team;
+
+#define RENDER_STEPS 4
+
+static void render_team_step(render_team *tm, int step, uint32_t part)
+{
+    switch (step) {
+    case 0:
+        render_top_part(tm->rt, part);
+        break;
+    case 1:
+        render_prep_part(tm->prep, part);
+        break;
+    case 2:
+        if (part == 0 && tm->shader)
+            wg_shader_sky_done(tm->shader);
+        break;
+    default:
+        if (!tm->prep->failed)
+            render_part(tm->j, part);
+        break;
+    }
+}
+
+typedef struct render_member {
+    render_team *tm;
+    uint32_t part;
+} render_member;
+
+static void *render_member_main(void *arg)
+{
+    const render_member *m = arg;
+    int go;
+    while ((go = atomic_load_explicit(&m->tm->go, memory_order_acquire)) == 0)
+        sched_yield();
+    for (int step = 0; go > 0 && step < RENDER_STEPS; step++) {
+        if (step)
+            render_barrier_wait(&m->tm->bar);
+        render_team_step(m->tm, step, m->part);
+    }
+    return NULL;
+}
+
+/* Run the steps on 'parts' threads, the caller's as part 0; if a thread
+ * cannot be started, every step on the caller's alone, part by part
+ * (as wg_parallel does), since a team short of a thread would wait for it
+ * at the first barrier. */
+static void render_team_run(render_team *tm, uint32_t parts)
+{
+    pthread_t tid[WG_THREADS_MAX];
+    render_member m[WG_THREADS_MAX];
+    uint32_t started = 1;
+    parts = parts > WG_THREADS_MAX ? WG_THREADS_MAX : parts;
+    tm->bar.parts = parts;
+    for (uint32_t t = 1; t < parts; t++, started++) {
+        m[t] = (render_member){tm, t};
+        if (pthread_create(&tid[t], NULL, render_member_main, &m[t]) != 0)
+            break;
+    }
+    const int all = started == parts;
+    atomic_store_explicit(&tm->go, all ? 1 : -1, memory_order_release);
+    for (int step = 0; all && step < RENDER_STEPS; step++) {
+        if (step)
+            render_barrier_wait(&tm->bar);
+        render_team_step(tm, step, 0);
+    }
+    for (uint32_t t = 1; t < started; t++)
+        pthread_join(tid[t], NULL);
+    if (!all)
+        for (int step = 0; step < RENDER_STEPS; step++)
+            for (uint32_t p = 0; p < parts; p++)
+                render_team_step(tm, step, p);
+}
+
 int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
               wg_image *img, wg_render_stats *rs, char *err)
 {
@@ -607,26 +726,22 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     pal.sun_in_water = !j.map;
     /* Haze begins about where the terrain's near edge stands. */
     pal.haze_start = o->cam.distance > 3.0f ? o->cam.distance - 3.0f : 0.0f;
-    /* The ground with the water shown on it, and the water's surface but
-     * on the rows between the parts (render_prep_part): one pass over the
-     * grid, 1.4 ms at 512 on two threads. */
+    /* First the ground with the water shown on it, and the water's
+     * surface but on the rows between the parts (render_prep_part): one
+     * pass over the grid, 1.3 ms at 512 on two threads. */
     render_top rt = {.f = f, .top = top, .level = level, .sea = sea,
                      .parts = j.parts};
-    wg_parallel(j.parts, render_top_part, &rt);
     const wg_block blk = {.ground = f->height, .top = top, .level = level,
                           .n = f->n};
     j.blk = &blk;
     j.lit = lit;
     j.pal = &pal;
-    rs->camera_y = eye.pos[1];
-    if (!j.map)
-        render_inside(f, top, eye.pos, rs);
     if (!j.map && wg_plan_alloc(&plan, f->n) != 0) {
         wg_fail(err, "out of memory for the rasteriser");
         goto err;
     }
-    /* The shadows' sweep (one thread: it walks the grid line by line), the
-     * plan and the shader's sky grid (the other threads) at once. */
+    /* Then the shadows' sweep (one thread: it walks the grid line by
+     * line), the plan and the shader's sky grid at once. */
     render_prep prep = {.pal = &pal, .eye = &eye, .blk = &blk, .rt = &rt,
                         .lit = lit,
                         .n = f->n, .parts = j.parts,
@@ -637,18 +752,20 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
         wg_fail(err, "out of memory for the shading");
         goto err;
     }
-    wg_parallel(j.parts, render_prep_part, &prep);
+    wg_srgb8(0.0f); /* fill its table before any thread reads it */
+    j.plan = &plan;
+    j.shader = shader;
+    /* Then the strips. */
+    render_team tm = {.rt = &rt, .prep = &prep, .j = &j, .shader = shader};
+    render_team_run(&tm, j.parts);
+    double t3 = wg_now();
     if (prep.failed) {
         wg_fail(err, "out of memory for the shading");
         goto err;
     }
-    if (shader)
-        wg_shader_sky_done(shader);
-    wg_srgb8(0.0f); /* fill its table before any thread reads it */
-    j.plan = &plan;
-    j.shader = shader;
-    wg_parallel(j.parts, render_part, &j);
-    double t3 = wg_now();
+    rs->camera_y = eye.pos[1];
+    if (!j.map)
+        render_inside(f, top, eye.pos, rs);
 
     /* The threads interleave drawing and shading: rasterise is the plan
      * plus the threads' drawing (their mean: each ran that long while the

@@ -487,16 +487,17 @@ void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
 /* Everything the resolve needs that does not change from strip to strip:
  * the scene (the fields, what was rasterised, b, and the sun's share 'lit'
  * at every vertex), and the sky evaluated on a grid.  NULL when out of
- * memory.  The sky is made after:
- * wg_shader_sky(s, part, parts) for every part = 0 .. parts-1 (on as many
- * threads; the shadow sweep may run meanwhile), then wg_shader_sky_done,
- * before the first wg_shade_rows. */
+ * memory.  The sky is made after: wg_shader_sky(s) on one thread or
+ * several at once (each makes rows of the sky's grid that none has taken
+ * yet, until none is left, so a thread with other work first, the shadow
+ * sweep or the plan, takes fewer), then wg_shader_sky_done, before the
+ * first wg_shade_rows. */
 typedef struct wg_shader wg_shader;
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
                          const wg_fields *f, const wg_block *b,
                          const uint8_t *lit, uint32_t aa, uint32_t w,
                          uint32_t h);
-void wg_shader_sky(wg_shader *s, uint32_t part, uint32_t parts);
+void wg_shader_sky(wg_shader *s);
 void wg_shader_sky_done(wg_shader *s);
 void wg_shader_free(wg_shader *s);
 /* The bytes wg_shader_new allocates for a w x h pixel picture. */

@@ -12,6 +12,7 @@
  * dimmed and tinted with the depth between them, with the sky reflected by
  * the Fresnel term of the view angle and the sun's glint. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -750,6 +751,7 @@ typedef struct shade_sky {
     wg_rgb *at;       /* (gw) x (gh) grid points */
     uint8_t *exact;   /* per grid cell: the sun is near, evaluate exactly */
     uint32_t gw, gh;
+    atomic_uint taken; /* rows handed out so far (shade_sky_rows) */
 } shade_sky;
 
 /* The grid's points across and down for a w x h picture. */
@@ -762,6 +764,7 @@ static int shade_sky_alloc(shade_sky *g, uint32_t w, uint32_t h)
 {
     g->gw = shade_sky_side(w);
     g->gh = shade_sky_side(h);
+    atomic_init(&g->taken, 0);
     g->at = wg_render_alloc((size_t)g->gw * g->gh * sizeof *g->at);
     g->exact = wg_render_alloc((size_t)g->gw * g->gh);
     if (!g->at || !g->exact) {
@@ -775,14 +778,18 @@ static int shade_sky_alloc(shade_sky *g, uint32_t w, uint32_t h)
 /* Grid rows part, part + parts, ...: the sky at each point, and in exact
  * whether the point is near the sun (wg_shader_sky_done then marks the
  * cells around such a point, so no row is written by two threads). */
-static void shade_sky_rows(const shade_ctx *c, shade_sky *g, uint32_t part,
-                           uint32_t parts)
+/* Rows of the grid not yet taken, one at a time, until none is left. */
+static void shade_sky_rows(const shade_ctx *c, shade_sky *g)
 {
     uint32_t aa = c->aa;
     /* The halo (toward^64) is 1% of its peak 10 degrees out: inside 12
      * degrees, evaluate exactly. */
     const float near_sun = 0.978f;
-    for (uint32_t j = part; j < g->gh; j += parts)
+    for (;;) {
+        const uint32_t j =
+            atomic_fetch_add_explicit(&g->taken, 1, memory_order_relaxed);
+        if (j >= g->gh)
+            break;
         for (uint32_t i = 0; i < g->gw; i++) {
             float dir[3];
             float sx = ((float)(i * SHADE_SKY_STEP) + 0.5f) * (float)aa;
@@ -797,6 +804,7 @@ static void shade_sky_rows(const shade_ctx *c, shade_sky *g, uint32_t part,
             g->exact[k] =
                 dir[0] * sun[0] + dir[1] * sun[1] + dir[2] * sun[2] > near_sun;
         }
+    }
 }
 
 /* A grid cell is evaluated exactly where any of its four corners is near
@@ -976,9 +984,9 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
     return s;
 }
 
-void wg_shader_sky(wg_shader *s, uint32_t part, uint32_t parts)
+void wg_shader_sky(wg_shader *s)
 {
-    shade_sky_rows(&s->c, &s->sky, part, parts);
+    shade_sky_rows(&s->c, &s->sky);
 }
 
 void wg_shader_sky_done(wg_shader *s)

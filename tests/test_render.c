@@ -1782,6 +1782,29 @@ WG_TEST(render_memory_is_predicted)
     CHECK(wg_render_memory(&o, 513) < big);
 }
 
+WG_TEST(render_without_its_threads_draws_the_same)
+{
+    /* A render's threads are one team that waits for all of its members
+     * between steps: when a thread cannot be started (here each would
+     * reserve a 4 GB stack under a 3 GB address-space limit), the render
+     * runs every step on the caller's thread instead of waiting for it,
+     * and draws the same picture, the map too. */
+#if defined(__SANITIZE_ADDRESS__)
+    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
+    return;
+#endif
+    wg_cli c = wg_cli_sh(
+        "for v in orbit map; do "
+        "./worldgen --mesh scalar --size 64 --threads 2 --view $v -q "
+        "--out two.png && "
+        "(ulimit -s 4000000 && ulimit -v 3000000 && exec timeout 60 "
+        "./worldgen --mesh scalar --size 64 --threads 2 --view $v -q "
+        "--out one.png) && cmp one.png two.png && echo same; done");
+    CHECK(c.status == 0 && strcmp(c.out, "same\nsame\n") == 0,
+          "status %d: %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(render_threads_beyond_cores_and_strips)
 {
     /* 1024 threads asked: no more run than there are CPUs or strips of
