@@ -26,6 +26,7 @@
 #   scripts/bench.sh -d                    worldgen's own defaults instead:
 #                                          passes and steps scale with size
 #   scripts/bench.sh -t                    also the per-stage medians
+#   scripts/bench.sh -R -t                 each run also draws the picture
 #   scripts/bench.sh -c bench.csv          also the medians as CSV
 #   scripts/bench.sh -l                    also each stage against this
 #                                          machine's limit (-L: measure the
@@ -34,7 +35,11 @@
 #
 # The whole run's wall time (worldgen's JSON "wall": start to the JSON,
 # setup and everything) is shown beside the stages' total with -t and -l
-# and is the CSV's last column.
+# and is the CSV's last column.  Without -R the runs draw no picture, so
+# that the stages alone are measured; with -R each run also draws the
+# default picture (800x600, --aa 2) into a temporary PNG, as a user's run
+# does, so the wall is what that user waits for, and -t, -l and the CSV
+# add the render's medians: rasterise, shade, and writing the PNG.
 #
 # Limits (-l).  scripts/limits.c, built into build/limits with the
 # project's compiler ($CC), measures this machine: the bandwidth of a triad
@@ -111,10 +116,11 @@ backends=""
 stages=0
 limits=0
 remeasure=0
+render=0
 csv=""
 runs_max=1000
 usage() {
-    echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-l|-L] [-c file.csv]" >&2
+    echo "usage: $0 [-s sizes] [-r runs] [-b backends] [-o octaves] [-e passes] [-H steps] [-d] [-t] [-R] [-l|-L] [-c file.csv]" >&2
     exit 2
 }
 # -h, --help: the comment at the top of this file, on standard output.
@@ -122,7 +128,7 @@ case ${1:-} in -h | --help)
     sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
     exit 0 ;;
 esac
-while getopts "s:r:b:o:e:H:dtlLc:" opt; do
+while getopts "s:r:b:o:e:H:dtRlLc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
     r) runs=$OPTARG ;;
@@ -132,6 +138,7 @@ while getopts "s:r:b:o:e:H:dtlLc:" opt; do
     H) steps=$OPTARG ;;
     d) defaults=1 ;;
     t) stages=1 ;;
+    R) render=1 ;;
     l) limits=1 ;;
     L) limits=1 remeasure=1 ;;
     c) csv=$OPTARG ;;
@@ -190,12 +197,12 @@ runs=$((10#$r))
 # Every temporary goes, however the script ends: the CSV's, the JSON's,
 # the limits' (a signal too: INT, TERM, HUP end the script through exit,
 # which runs the EXIT trap).
-json="" csv_tmp=""
+json="" png="" csv_tmp=""
 cleanup() {
     # A second signal (timeout sends its own to the script and then to the
     # group) had killed the rm: the temporaries stayed.
     trap '' HUP INT TERM
-    rm -f ${json:+"$json"} ${csv_tmp:+"$csv_tmp"} build/limits.tmp.$$ \
+    rm -f ${json:+"$json"} ${png:+"$png"} ${csv_tmp:+"$csv_tmp"} build/limits.tmp.$$ \
         build/limits.txt.tmp.$$ build/limits.sum.$$
 }
 trap cleanup EXIT
@@ -228,8 +235,9 @@ fi
 # OpenMP's idle threads wait passively: worldgen's own default (openmp.c says
 # why); set OMP_WAIT_POLICY to measure another policy.
 command -v jq >/dev/null || { echo "bench.sh needs jq (make deps installs it)" >&2; exit 1; }
-# The field stages only: no picture, when this worldgen draws one.
-render_off=--no-image
+# The field stages only, no picture, unless -R: then the default picture,
+# into a temporary PNG (made below, with the JSON's).
+picture=(--no-image)
 # Every backend available here, in worldgen's order, unless -b chose; the
 # ones that are not available say why.
 if [ -z "$backends" ]; then
@@ -245,8 +253,8 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 [ "$defaults" = 1 ] && counts=()
 
 # One run's row for backend $1 at size $2: "setup terrain erosion hydraulic
-# normals readback total steps passes wall", full precision from worldgen's
-# JSON.  The JSON goes to a file and jq reads it after worldgen exits: piped,
+# normals readback total steps passes wall rasterise shade png" (the last
+# three 0 without -R), full precision from worldgen's JSON.  The JSON goes to a file and jq reads it after worldgen exits: piped,
 # jq's start (about 27 ms of CPU) ran on the same 2 cores as the first
 # stages, which take a few ms at 512 (terrain 5.8 ms piped, 3.3 ms not).
 # A run that fails, or whose JSON has no timing for the backend, fails
@@ -264,24 +272,29 @@ trap 'sig=129' HUP
 trap 'sig=130' INT
 trap 'sig=143' TERM
 json=$(trap '' HUP INT TERM; mktemp)
+[ "$render" = 1 ] && [ -n "$json" ] && png=$(trap '' HUP INT TERM; mktemp --suffix=.png)
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 [ -z "$sig" ] || exit "$sig"
-[ -n "$json" ] || { echo "bench.sh: mktemp failed" >&2; exit 1; }
+[ -n "$json" ] && { [ "$render" = 0 ] || [ -n "$png" ]; } ||
+    { echo "bench.sh: mktemp failed" >&2; exit 1; }
+[ "$render" = 1 ] && picture=(--out "$png")
 row() {
     local st=0 why r
     : > "$json"
     why=$(./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
-        --json "$json" -q $render_off 2>&1 >/dev/null) || st=$?
+        --json "$json" -q "${picture[@]}" 2>&1 >/dev/null) || st=$?
     if [ "$st" != 0 ]; then
         echo "bench.sh: size $2, $1: worldgen failed (status $st): ${why:-no message}" >&2
         return 1
     fi
     [ -z "$why" ] || echo "$why" >&2 # its warnings
     r=$(jq -r --arg b "$1" '.world.steps as $st | .world.passes as $pa | .wall as $wall |
+            (.render.rasterise // 0) as $ra | (.render.shade // 0) as $sh |
+            ([.writers[]? | select(.format == "png") | .seconds] | add // 0) as $png |
             .backends[] | select(.name == $b) |
-            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall)"' "$json") &&
+            "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall) \($ra) \($sh) \($png)"' "$json") &&
         [ -n "$r" ] ||
         { echo "bench.sh: size $2, $1: worldgen's JSON has no timing for $1" >&2; return 1; }
     rows+="$r"$'\n'
@@ -324,7 +337,7 @@ for s in $sizes; do
     for b in $backends; do
         rows=""
         for ((r = 0; r < runs; r++)); do row "$b" "$s" || { echo; exit 1; }; done
-        for k in 1 2 3 4 5 6 7 8 9 10; do
+        for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
             med[$b,$s,$k]=$(printf "%s" "$rows" | awk -v k=$k '{ print $k }' | median)
         done
         printf " %9.5fs |" "${med[$b,$s,7]}"
@@ -335,6 +348,8 @@ if [ "$stages" = 1 ]; then
     echo
     echo "per stage (medians, seconds): setup terrain erosion hydraulic normals readback total, wall;"
     echo "and the hydraulic stage in nanoseconds per cell and step"
+    [ "$render" = 1 ] &&
+        echo "(-R: the wall with the picture, then the render's medians: rasterise, shade, writing the PNG)"
     for s in $sizes; do
         for b in $backends; do
             ns=$(awk -v t="${med[$b,$s,4]}" -v n="$s" -v st="${med[$b,$s,8]}" \
@@ -342,6 +357,9 @@ if [ "$stages" = 1 ]; then
             printf "  %6s %-8s %s %s %s %s %s %s %s, wall %s   %s ns/cell-step\n" "$s" "$b" \
                 "${med[$b,$s,1]}" "${med[$b,$s,2]}" "${med[$b,$s,3]}" "${med[$b,$s,4]}" \
                 "${med[$b,$s,5]}" "${med[$b,$s,6]}" "${med[$b,$s,7]}" "${med[$b,$s,10]}" "$ns"
+            [ "$render" = 0 ] ||
+                printf "  %6s %-8s render: rasterise %s shade %s png %s\n" "" "" \
+                    "${med[$b,$s,11]}" "${med[$b,$s,12]}" "${med[$b,$s,13]}"
         done
     done
 fi
@@ -442,9 +460,15 @@ if [ "$limits" = 1 ]; then
                         print lim > "/dev/stderr"
                     }' 2>>"build/limits.sum.$$"
                 done
-                awk -v t="${med[$b,$s,7]}" -v wall="${med[$b,$s,10]}" '{ l += $1 }
+                awk -v t="${med[$b,$s,7]}" -v wall="${med[$b,$s,10]}" -v render="$render" \
+                    -v ra="${med[$b,$s,11]}" -v sh="${med[$b,$s,12]}" -v png="${med[$b,$s,13]}" '{ l += $1 }
                     END { printf "  %6s %-8s %-9s %10.6fs %10.6fs %8s   (the stages and the readback)\n", "", "", "total", t, l, (l > 0 ? sprintf("%.1fx", t / l) : "-")
-                          printf "  %6s %-8s %-9s %10.6fs %11s %8s   (the whole run: start to the JSON)\n", "", "", "wall", wall, "", "" }' \
+                          if (render) {
+                              printf "  %6s %-8s %-9s %10.6fs %11s %8s   (the render: no limit derived)\n", "", "", "rasterise", ra, "", ""
+                              printf "  %6s %-8s %-9s %10.6fs %11s %8s\n", "", "", "shade", sh, "", ""
+                              printf "  %6s %-8s %-9s %10.6fs %11s %8s   (writing the picture)\n", "", "", "png", png, "", ""
+                          }
+                          printf "  %6s %-8s %-9s %10.6fs %11s %8s   (the whole run%s: start to the JSON)\n", "", "", "wall", wall, "", "", (render ? " with the picture" : "") }' \
                     "build/limits.sum.$$"
                 rm -f "build/limits.sum.$$"
             done
@@ -452,13 +476,17 @@ if [ "$limits" = 1 ]; then
     fi
 fi
 # The medians as CSV, only when asked for (-c).
+# With -R, three columns more: the render's.
 write_csv() {
-    printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps,wall\n"
+    printf "size,backend,setup,terrain,erosion,hydraulic,normals,readback,total,steps,wall%s\n" \
+        "$([ "$render" = 1 ] && echo ,rasterise,shade,png)"
     for s in $sizes; do
         for b in $backends; do
-            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
+            printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s" "$s" "$b" "${med[$b,$s,1]}" "${med[$b,$s,2]}" \
                 "${med[$b,$s,3]}" "${med[$b,$s,4]}" "${med[$b,$s,5]}" "${med[$b,$s,6]}" \
                 "${med[$b,$s,7]}" "${med[$b,$s,8]}" "${med[$b,$s,10]}"
+            [ "$render" = 0 ] || printf ",%s,%s,%s" "${med[$b,$s,11]}" "${med[$b,$s,12]}" "${med[$b,$s,13]}"
+            printf "\n"
         done
     done
 }

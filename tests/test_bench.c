@@ -118,6 +118,43 @@ static wg_cli bench_run(const char *args)
     return wg_cli_sh(cmd);
 }
 
+/* With -R each run also draws the picture: the wall is then the whole run
+ * a user waits for, beside the render's medians (-t, the CSV), and the
+ * temporary PNG goes with the JSON's file.  Without it no picture is drawn
+ * (the CSV has no render columns and the wall is the stages'). */
+WG_TEST(bench_times_the_render_when_asked)
+{
+    wg_cli c = bench_run("-s 32 -r 1 -b scalar -R -t -c - && "
+                         "ls -A \"${TMPDIR:-/tmp}\" | grep -c '^tmp\\..*\\.png$'");
+    CHECK(c.status == 1 || c.status == 0, "bench.sh -R: status %d: %s",
+          c.status, c.err);
+    const char *csv = strstr(c.out, "size,backend,");
+    CHECK(csv && strstr(csv, ",wall,rasterise,shade,png\n"),
+          "no render columns in:\n%s", c.out);
+    double wall = 0, ra = 0, sh = 0, png = 0;
+    const char *row = csv ? strstr(csv, "\n32,scalar,") : NULL;
+    if (row) {
+        /* size,backend, then 9 figures, then wall and the render's three */
+        const char *p = row + 1;
+        for (int comma = 0; comma < 10 && p; comma++)
+            p = strchr(p + 1, ',');
+        CHECK(p && sscanf(p + 1, "%lf,%lf,%lf,%lf", &wall, &ra, &sh, &png) == 4,
+              "the row: %s", row);
+    }
+    CHECK(ra > 0 && sh > 0 && png > 0 && wall > ra + sh + png,
+          "wall %g, rasterise %g, shade %g, png %g", wall, ra, sh, png);
+    CHECK(strstr(c.out, "render: rasterise "), "no render line in:\n%s",
+          c.out);
+    CHECK(strstr(c.out, "\n0\n"), "a temporary PNG was left:\n%s", c.out);
+    wg_cli_free(&c);
+
+    c = bench_run("-s 32 -r 1 -b scalar -t -c -");
+    CHECK(c.status == 0 && strstr(c.out, ",steps,wall\n") &&
+              !strstr(c.out, "render: "),
+          "status %d:\n%s", c.status, c.out);
+    wg_cli_free(&c);
+}
+
 /* -h and --help print what the script does and how to call it (its
  * header), exit 0, as do resolution.sh's: both had been usage errors. */
 WG_TEST(bench_and_resolution_help)
