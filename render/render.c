@@ -480,7 +480,8 @@ static uint64_t render_levels_seams(const render_top *r)
  * thread, which holds what it allocates), the water's surface on the rows
  * between the parts of render_top (render_levels_seams) and then the
  * rasteriser's plan (allocated before) on the last part, and the sky
- * grid's rows on every part, as each comes to them.  (The water's surface had a pass of its own
+ * grid's rows on every part, as each comes to them.  (The water's
+ * surface had a pass of its own
  * over the grid, on every thread: 0.9 ms at --size 512 on two; all on the
  * last part here, it took 1.5 ms beside the sweep's 1.3, and at 4096 it
  * made the render a quarter slower than before the water had a surface

@@ -488,10 +488,10 @@ void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
  * the scene (the fields, what was rasterised, b, and the sun's share 'lit'
  * at every vertex), and the sky evaluated on a grid.  NULL when out of
  * memory.  The sky is made after: wg_shader_sky(s) on one thread or
- * several at once (each makes rows of the sky's grid that none has taken
- * yet, until none is left, so a thread with other work first, the shadow
- * sweep or the plan, takes fewer), then wg_shader_sky_done, before the
- * first wg_shade_rows. */
+ * several at once, once per shader (each call makes rows of the sky's grid
+ * that none has taken yet, until none is left, so a thread with other work
+ * first, the shadow sweep or the plan, takes fewer), then
+ * wg_shader_sky_done, before the first wg_shade_rows. */
 typedef struct wg_shader wg_shader;
 wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
                          const wg_fields *f, const wg_block *b,

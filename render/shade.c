@@ -775,10 +775,10 @@ static int shade_sky_alloc(shade_sky *g, uint32_t w, uint32_t h)
     return 0;
 }
 
-/* Grid rows part, part + parts, ...: the sky at each point, and in exact
- * whether the point is near the sun (wg_shader_sky_done then marks the
- * cells around such a point, so no row is written by two threads). */
-/* Rows of the grid not yet taken, one at a time, until none is left. */
+/* Rows of the grid not yet taken, one at a time, until none is left: the
+ * sky at each point, and in exact whether the point is near the sun
+ * (wg_shader_sky_done then marks the cells around such a point, so no row
+ * is written by two threads). */
 static void shade_sky_rows(const shade_ctx *c, shade_sky *g)
 {
     uint32_t aa = c->aa;
