@@ -519,6 +519,16 @@ static inline float shade_wet(float d, float shown)
  * waterline band (material.c, 1/300). */
 #define SHADE_SHORE_WET 0.0033f
 
+/* The depth over which the bed's own relief fades from its lighting: the
+ * light reaching it has been scattered by the water on the way, so under
+ * SHADE_BED_SOFT or more of water the bed is lit as level ground, and in
+ * the shallows between, partly (from the waterline, so nothing changes
+ * where the water ends).  The hydraulic stage leaves the bed of its
+ * shallow sheets rough from cell to cell; lit by its own normals it
+ * showed through them as scales along the grid, which level water over a
+ * bed does not show. */
+#define SHADE_BED_SOFT 0.0025f
+
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
  * the water over it seen along the unit direction 'dir': 'rise' is the
  * water's surface drawn less the ground (shade_water_at), its depth where
@@ -549,7 +559,18 @@ static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
         wet = wet > film ? wet : film;
         m.water = wet < m.water ? wet : m.water;
     }
-    wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), g->n, lit);
+    /* The bed's normal for its light, tilted up with the depth over it
+     * (its material keeps the ground's own: rock stays rock). */
+    float n[3] = {g->n[0], g->n[1], g->n[2]};
+    if (d > 0.0f) {
+        float k = wg_smoothstep(d * (1.0f / SHADE_BED_SOFT));
+        n[0] -= n[0] * k;
+        n[1] += (1.0f - n[1]) * k;
+        n[2] -= n[2] * k;
+        float l = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        n[0] *= l, n[1] *= l, n[2] *= l;
+    }
+    wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), n, lit);
     /* The water over it is level (a river's slope is too gentle to show
      * in its reflection). */
     float wet = shade_wet(d, g->water);
