@@ -66,10 +66,3 @@ void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3])
     out[1] = d[0] * v->up[0] + d[1] * v->up[1] + d[2] * v->up[2];
     out[2] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
 }
-
-void wg_eye_ray(const wg_eye *v, float sx, float sy, float dir[3])
-{
-    float x = (sx - v->cx) / v->focal, y = (v->cy - sy) / v->focal;
-    for (int i = 0; i < 3; i++)
-        dir[i] = v->fwd[i] + x * v->right[i] + y * v->up[i];
-}

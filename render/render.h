@@ -213,8 +213,15 @@ void wg_eye_make(wg_eye *v, const wg_camera *c, uint32_t w, uint32_t h);
 void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3]);
 
 /* The direction (not normalised, z component 1 in camera space) of the ray
- * through the sample position (sx, sy), y down, in world coordinates. */
-void wg_eye_ray(const wg_eye *v, float sx, float sy, float dir[3]);
+ * through the sample position (sx, sy), y down, in world coordinates.
+ * Inline: the shading asks it of every point it shades. */
+static inline void wg_eye_ray(const wg_eye *v, float sx, float sy,
+                              float dir[3])
+{
+    float x = (sx - v->cx) / v->focal, y = (v->cy - sy) / v->focal;
+    for (int i = 0; i < 3; i++)
+        dir[i] = v->fwd[i] + x * v->right[i] + y * v->up[i];
+}
 
 /* Unit vector toward a light at compass bearing az, elevation el. */
 void wg_direction(float az, float el, float out[3]);

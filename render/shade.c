@@ -844,7 +844,8 @@ static void shade_sky_mark(shade_sky *g)
 }
 
 /* The sky at the centre of pixel (px, py). */
-static wg_rgb shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
+static inline __attribute__((always_inline)) wg_rgb
+shade_sky_pixel(const shade_ctx *c, const shade_sky *g,
                               uint32_t px, uint32_t py, uint32_t aa)
 {
     uint32_t i = px / SHADE_SKY_STEP, j = py / SHADE_SKY_STEP;
