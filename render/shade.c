@@ -473,7 +473,8 @@ static void shade_cell(const shade_ctx *c, float x, float z, uint32_t *cx,
 }
 
 /* Mix the haze over colour col seen at distance dist along unit dir. */
-static wg_rgb shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
+static inline __attribute__((always_inline)) wg_rgb
+shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
                          float dist)
 {
     float far = dist - c->p->haze_start;
@@ -534,7 +535,8 @@ static inline float shade_wet(float d, float shown)
  * water's surface drawn less the ground (shade_water_at), its depth where
  * positive, the ground's height above the water's level where negative.
  * The orbit view and the map share it. */
-static wg_rgb shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
+static inline __attribute__((always_inline)) wg_rgb
+shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
                             float rise, float film, const float dir[3])
 {
     const float d = rise > 0.0f ? rise : 0.0f;
