@@ -118,11 +118,11 @@ void wg_parallel(uint32_t parts, void (*fn)(void *ctx, uint32_t part),
 }
 
 /* The team of a render's threads waits here between its steps: each
- * arrival spins a while (RENDER_SPINS polls, about 50 us), then yields
- * the CPU at every poll.  A thread per step had been made and joined
- * three times a render: on the 2-core CI machine (a VM) making one and
- * joining it took 30 to 540 us, mostly the wake-up of the idle CPU, a
- * millisecond or more of each render at 512. */
+ * arrival spins a while (RENDER_SPINS polls: 10 to 100 us, as long as the
+ * CPU's pause instruction takes), then yields the CPU at every poll.  A
+ * thread per step had been made and joined three times a render: on the
+ * 2-core CI machine (a VM) making one and joining it took 30 to 540 us,
+ * mostly the wake-up of the idle CPU. */
 typedef struct render_barrier {
     atomic_uint arrived, round;
     uint32_t parts;
