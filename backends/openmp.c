@@ -1320,6 +1320,19 @@ static void openmp_hyd_step_cell(const wg_hyd_consts *k,
                   drop, creep, &bo[x], &wo[x], &so[x], &in->a[x]);
 }
 
+/* One neighbour's terms of pass 2 for the cell of ground b: the water and
+ * the sediment it sends (its share f of them), and the drop and the creep
+ * towards it (g, c: side or corner); at index xk of its rows.  The vector
+ * kernel and the edge cells (openmp_hyd_step_side) share it. */
+#define OMP_NB(f, wr, zr, br, xk, g, c)                                      \
+    do {                                                                     \
+        win = win + wr[xk] * f[xk];                                          \
+        sin = sin + zr[xk] * f[xk];                                          \
+        float e_ = wg_hyd_ftz(b - br[xk], eps);                              \
+        drop = wg_hyd_max(drop, e_ * (g));                                   \
+        creep = creep + e_ * (c);                                            \
+    } while (0)
+
 /* Pass 2 of the cells [x0, x1) of a row, none of them in the first or
  * the last column: with the row above if 'up', the row below if 'down'
  * (constants where it is inlined, so each case is its own loop). */
@@ -1369,14 +1382,6 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
         out = out + o5[x];
         out = out + o6[x];
         out = out + o7[x];
-#define OMP_NB(f, wr, zr, br, xk, g, c)                                      \
-    do {                                                                     \
-        win = win + wr[xk] * f[xk];                                          \
-        sin = sin + zr[xk] * f[xk];                                          \
-        float e_ = wg_hyd_ftz(b - br[xk], eps);                              \
-        drop = wg_hyd_max(drop, e_ * (g));                                   \
-        creep = creep + e_ * (c);                                            \
-    } while (0)
         /* The neighbours that exist, in SPEC order. */
         if (up) {
             OMP_NB(f0, w0, z0, b0, x - 1, gd, cd);
@@ -1390,7 +1395,6 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
             OMP_NB(f6, w2, z2, b2, x, 1.0f, co);
             OMP_NB(f7, w2, z2, b2, x + 1, gd, cd);
         }
-#undef OMP_NB
         float nb, nw, ns, na = am[x];
         wg_hyd_finish(&kk, b, w1[x], z1[x], out, win, sin, drop, creep,
                       &nb, &nw, &ns, &na);
@@ -1500,14 +1504,7 @@ openmp_hyd_step_side(const wg_hyd_consts *k, const openmp_hyd_in *in,
     /* Neighbour i (SPEC order) in row r (0 above, 1 the cell's, 2 below)
      * at column xx: the share it sends is its own share 7 - i. */
 #define OMP_SIDE(i, r, xx, g, c)                                             \
-    do {                                                                     \
-        float f_ = in->share[r][7 - (i)][xx];                                \
-        win = win + in->w[r][xx] * f_;                                       \
-        sin = sin + in->s[r][xx] * f_;                                       \
-        float e_ = wg_hyd_ftz(b - in->b[r][xx], eps);                        \
-        drop = wg_hyd_max(drop, e_ * (g));                                   \
-        creep = creep + e_ * (c);                                            \
-    } while (0)
+    OMP_NB(in->share[r][7 - (i)], in->w[r], in->s[r], in->b[r], xx, g, c)
     if (up) {
         if (left)
             OMP_SIDE(0, 0, x - 1, gd, cd);
@@ -1527,6 +1524,7 @@ openmp_hyd_step_side(const wg_hyd_consts *k, const openmp_hyd_in *in,
             OMP_SIDE(7, 2, x + 1, gd, cd);
     }
 #undef OMP_SIDE
+#undef OMP_NB
     float out = 0.0f;
     for (int i = 0; i < 8; i++)
         out = out + in->share[1][i][x];
