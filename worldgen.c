@@ -688,11 +688,11 @@ static int check_picture_args(settings *s)
     return -1;
 }
 
-/* WORLDGEN_FAULT's forms: 'rename', or a backend's name, alone (a height)
- * or with ':water' (a water depth). */
+/* WORLDGEN_FAULT's forms: 'rename', 'kill', or a backend's name, alone (a
+ * height) or with ':water' (a water depth). */
 static int fault_known(const char *v)
 {
-    if (strcmp(v, "rename") == 0)
+    if (strcmp(v, "rename") == 0 || strcmp(v, "kill") == 0)
         return 1;
     for (size_t i = 0; wg_backends[i]; i++) {
         size_t len = strlen(wg_backends[i]->name);
@@ -731,7 +731,7 @@ static int check_environment(void)
         char names[256];
         mesh_names(names, sizeof names);
         return usage_error("WORLDGEN_FAULT: '%s' is not a fault the tests "
-                           "can ask for (valid: rename, a backend (%s), or "
+                           "can ask for (valid: rename, kill, a backend (%s), or "
                            "one with :water, or unset)", fault, names);
     }
     return -1;
@@ -1910,6 +1910,12 @@ static int run(const settings *s, int argc, char **argv)
         wg_report_wall(tables, jr.wall);
     if (s->json && write_json(s, &jr) != 0)
         goto out;
+    /* Test hook: WORLDGEN_FAULT=kill dies here of SIGKILL, which no
+     * handler sees, with every output written and held, as the OOM killer
+     * or 'timeout -s KILL' could kill a run. */
+    const char *fault = getenv("WORLDGEN_FAULT");
+    if (fault && strcmp(fault, "kill") == 0)
+        raise(SIGKILL);
     if (wg_outfile_commit_held(err) != 0) {
         say("cannot put the outputs in place: %s",
             err);

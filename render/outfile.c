@@ -2,19 +2,34 @@
  * (links followed, descriptors, devices), and the fatal signals that must
  * not leave a temporary behind.
  *
+ * A temporary has no name while it is written and held: it is made with
+ * O_TMPFILE in the target's folder and given a name (linkat) only when the
+ * set it belongs to is put in place, with the signals blocked, just before
+ * the renames.  So even SIGKILL, which no handler sees (the OOM killer,
+ * timeout -s KILL), leaves nothing behind while the world is made and the
+ * files written; before, every finished output's temporary stayed.  Where
+ * the file system has no O_TMPFILE (or /proc is missing, and so the way to
+ * name one), the temporary is named from the start, as mkstemp makes it.
+ *
  * The temporaries' names live in a fixed table of plain char arrays, so the
  * signal handler can unlink them without touching the heap. */
+/* O_TMPFILE */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/fs.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +56,13 @@ enum {
 static char outfile_tmp[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static char outfile_dst[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static volatile sig_atomic_t outfile_used[OUTFILE_SLOTS];
+/* outfile_tmp[slot] is a file of ours: the temporary has been named (or
+ * was made with a name); until then outfile_tmp holds its name's template
+ * and the file itself is outfile_unnamed[slot]. */
+static volatile sig_atomic_t outfile_named[OUTFILE_SLOTS];
+/* An unnamed temporary, finished (flushed) and held open until its set is
+ * put in place; NULL while it is written (the caller's stream) or named. */
+static FILE *outfile_unnamed[OUTFILE_SLOTS];
 /* While a set is put in place, a replaced file's old content under a
  * second name (a hard link) beside it: ".name.old-XXXXXX", the
  * temporary's name with "old" for "tmp". */
@@ -283,6 +305,95 @@ static int outfile_in_place(wg_outfile *o, const char *name, char *err)
     return 0;
 }
 
+/* Can an unnamed temporary be given a name later?  linkat through
+ * /proc/self/fd/N, which any process may use where /proc is mounted. */
+static int outfile_can_name(void)
+{
+    static int known, can;
+    if (!known) {
+        can = access("/proc/self/fd", X_OK) == 0;
+        known = 1;
+    }
+    return can;
+}
+
+/* An unnamed file (O_TMPFILE), mode 0600 as mkstemp's, in the folder that
+ * is the first dirlen bytes of name (".": none); or -1 where the file
+ * system or the kernel makes none, or it could not be named later: the
+ * caller then makes a named one, which also says why a folder takes no
+ * files. */
+static int outfile_make_unnamed(const char *name, int dirlen)
+{
+#ifdef O_TMPFILE
+    if (!outfile_can_name())
+        return -1;
+    char dir[OUTFILE_PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
+             dirlen ? name : ".");
+    return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+    (void)name;
+    (void)dirlen;
+    return -1;
+#endif
+}
+
+/* Six characters for a temporary's name, different from run to run and
+ * call to call (they need not be secret: linkat never replaces a file). */
+static uint64_t outfile_random(void)
+{
+    static uint64_t state;
+    uint64_t r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
+        return r;
+    state += 0x9E3779B97F4A7C15u ^ (uint64_t)getpid() ^ (uint64_t)time(NULL);
+    r = state;
+    r = (r ^ (r >> 30)) * 0xBF58476D1CE4E5B9u;
+    r = (r ^ (r >> 27)) * 0x94D049BB133111EBu;
+    return r ^ (r >> 31);
+}
+
+/* Give slot k's unnamed temporary the name outfile_tmp[k] (its template's
+ * six X's filled, as mkstemp would), then close it.  Returns 0, or -1 with
+ * errno; either way the stream is closed, and the name is ours to remove
+ * when outfile_named[k] says so. */
+static int outfile_name(int k)
+{
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    FILE *fp = outfile_unnamed[k];
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fileno(fp));
+    char *x = outfile_tmp[k] + strlen(outfile_tmp[k]) - 6;
+    int e = EEXIST;
+    for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
+        uint64_t r = outfile_random();
+        for (int i = 0; i < 6; i++, r /= 62)
+            x[i] = chars[r % 62];
+        e = linkat(AT_FDCWD, proc, AT_FDCWD, outfile_tmp[k],
+                   AT_SYMLINK_FOLLOW) == 0 ? 0 : errno;
+    }
+    if (e == 0)
+        outfile_named[k] = 1;
+    outfile_unnamed[k] = NULL;
+    if (fclose(fp) != 0 && e == 0)
+        e = errno ? errno : EIO;
+    errno = e;
+    return e ? -1 : 0;
+}
+
+/* Let slot k's temporary go, named or not, and free the slot. */
+static void outfile_drop(int k)
+{
+    if (outfile_unnamed[k])
+        fclose(outfile_unnamed[k]);
+    outfile_unnamed[k] = NULL;
+    if (outfile_named[k])
+        unlink(outfile_tmp[k]);
+    outfile_named[k] = 0;
+    outfile_used[k] = 0;
+}
+
 int wg_outfile_open(wg_outfile *o, const char *path, char *err)
 {
     memset(o, 0, sizeof *o);
@@ -353,10 +464,15 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
     snprintf(outfile_dst[slot], OUTFILE_PATH_MAX, "%s", t.name);
 
     outfile_used[slot] = 1;
-    int fd = mkstemp(outfile_tmp[slot]);
+    outfile_unnamed[slot] = NULL;
+    int fd = outfile_make_unnamed(t.name, dirlen);
+    outfile_named[slot] = fd < 0;
+    if (fd < 0)
+        fd = mkstemp(outfile_tmp[slot]);
     if (fd < 0) {
         int e = errno;
         outfile_used[slot] = 0;
+        outfile_named[slot] = 0;
         if (e == ENOENT) {
             char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
             snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
@@ -396,7 +512,9 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
     if (!o->fp) {
         int e = errno;
         close(fd);
-        unlink(outfile_tmp[slot]);
+        if (outfile_named[slot])
+            unlink(outfile_tmp[slot]);
+        outfile_named[slot] = 0;
         outfile_used[slot] = 0;
         return wg_fail(err, "%s", strerror(e));
     }
@@ -413,6 +531,15 @@ static int outfile_stdout_failed;
 int wg_outfile_stdout_failed(void)
 {
     return outfile_stdout_failed;
+}
+
+/* Too few descriptors to hold every finished output open (ulimit -n): a
+ * run holds up to OUTFILE_SLOTS, and libraries want some of their own. */
+static int outfile_few_descriptors(void)
+{
+    struct rlimit rl;
+    return getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+           rl.rlim_cur < 4 * OUTFILE_SLOTS;
 }
 
 int wg_outfile_finish(wg_outfile *o, char *err)
@@ -434,6 +561,16 @@ int wg_outfile_finish(wg_outfile *o, char *err)
         /* The caller says why: closing stdout at exit need not again. */
         outfile_stdout_failed = 1;
         return wg_fail(err, "%s", e ? strerror(e) : "write error");
+    }
+    if (!failed && o->how == OUT_TEMP && !outfile_named[o->slot]) {
+        /* Held open, unnamed, until its set is put in place; with few
+         * descriptors allowed, named now so that it can be closed. */
+        outfile_unnamed[o->slot] = o->fp;
+        o->fp = NULL;
+        if (outfile_few_descriptors() && outfile_name(o->slot) != 0)
+            return wg_fail(err, "cannot name the temporary: %s",
+                           strerror(errno));
+        return 0;
     }
     if (fclose(o->fp) != 0 && !failed) {
         failed = 1;
@@ -597,9 +734,16 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
         pause();
         idle = STATE_IDLE;
     }
-    /* One file needs no keeping: its rename alone changes it, or not. */
+    /* The unnamed temporaries get their names, now that nothing can run
+     * before the renames but SIGKILL. */
     int kept[OUTFILE_SLOTS], nkept = 0, placed = 0, e = 0;
-    for (; n > 1 && nkept < n; nkept++)
+    for (int j = 0; j < n && !e; j++)
+        if (!outfile_named[k[j]] && outfile_name(k[j]) != 0) {
+            e = errno;
+            *bad = j;
+        }
+    /* One file needs no keeping: its rename alone changes it, or not. */
+    for (; !e && n > 1 && nkept < n; nkept++)
         if ((kept[nkept] = outfile_keep(k[nkept])) < 0) {
             e = errno;
             *bad = nkept;
@@ -622,16 +766,19 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
         for (int j = 0; j < n; j++) {
             if (j < nkept && outfile_give_back(k[j], kept[j], j < placed) != 0)
                 (*lost)++;
-            if (j >= placed)
-                unlink(outfile_tmp[k[j]]);
+            if (j < placed)
+                outfile_named[k[j]] = 0; /* renamed: no longer ours */
+            outfile_drop(k[j]);
         }
     } else {
         for (int j = 0; j < n; j++)
             if (kept[j] != KEEP_NEW)
                 unlink(outfile_old[k[j]]);
     }
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < n; j++) {
+        outfile_named[k[j]] = 0;
         outfile_used[k[j]] = 0;
+    }
     atomic_store(&outfile_state, STATE_IDLE);
     for (int j = 0; j < nlocks; j++)
         close(locks[j]); /* releases the lock */
@@ -713,10 +860,8 @@ int wg_outfile_commit_held(char *err)
 
 void wg_outfile_abort_held(void)
 {
-    for (int j = 0; j < outfile_nheld; j++) {
-        unlink(outfile_tmp[outfile_held[j]]);
-        outfile_used[outfile_held[j]] = 0;
-    }
+    for (int j = 0; j < outfile_nheld; j++)
+        outfile_drop(outfile_held[j]);
     outfile_nheld = 0;
     outfile_holding = 0;
 }
@@ -779,10 +924,8 @@ void wg_outfile_abort(wg_outfile *o)
     if (o->fp && o->how != OUT_STDOUT)
         fclose(o->fp);
     o->fp = NULL;
-    if (o->how == OUT_TEMP && o->slot >= 0) {
-        unlink(outfile_tmp[o->slot]);
-        outfile_used[o->slot] = 0;
-    }
+    if (o->how == OUT_TEMP && o->slot >= 0)
+        outfile_drop(o->slot);
     o->slot = -1;
     o->how = OUT_NONE;
 }
@@ -790,7 +933,7 @@ void wg_outfile_abort(wg_outfile *o)
 void wg_outfile_remove_all(void)
 {
     for (int i = 0; i < OUTFILE_SLOTS; i++)
-        if (outfile_used[i])
+        if (outfile_used[i] && outfile_named[i])
             unlink(outfile_tmp[i]);
 }
 

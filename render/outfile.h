@@ -4,6 +4,8 @@
  * A path is written through a temporary file in the folder of what it
  * names, which is renamed over it only once every byte is written and
  * flushed; on any failure, or a fatal signal, the temporary is removed.
+ * The temporary has no name (O_TMPFILE) until the renames, where the file
+ * system allows, so that SIGKILL too leaves nothing behind.
  * A symbolic link is written through: the rename goes over its final
  * target, so the link stays a link (a dangling one gets its target made).
  * A replaced file keeps its mode (and its owner and group when we may set
@@ -47,7 +49,8 @@ void wg_outfile_hold_std(void);
  * no permission, a name too long). */
 int wg_outfile_open(wg_outfile *o, const char *path, char *err);
 
-/* Flush and close the file, keeping its temporary for wg_outfile_commit.
+/* Flush the file and let go of its stream, keeping its temporary for
+ * wg_outfile_commit (an unnamed one stays open until then).
  * May run on another thread than the one that opened it.  Returns 0, or -1
  * with the reason (disk full, a file size limit, a closed descriptor); the
  * caller then aborts. */

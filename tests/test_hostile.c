@@ -4,6 +4,10 @@
  * descriptors, devices and FIFOs, one file named twice, names at and past
  * NAME_MAX.  It must never crash, hang, print garbage, replace a link or a
  * device, or leave a broken or temporary file. */
+/* O_TMPFILE */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +31,9 @@ static wg_cli hostile_sh(const char *fmt, ...)
     return wg_cli_sh(cmd);
 }
 
-/* Start a big world writing a PNG height map, wait until its temporary
- * file exists (the write is under way), send 'sig', and report the exit
+/* Start a big world writing a PNG height map, wait until it has a file in
+ * the folder open (its temporary: the write is under way), send 'sig', and
+ * report the exit
  * status and what is left in the folder.  The shell gives a background job
  * SIGINT and SIGQUIT ignored (and worldgen keeps what it was given
  * ignored): env puts their default back, as a job under job control has. */
@@ -38,7 +43,7 @@ static void hostile_interrupt(const char *sig, int want_status)
     snprintf(cmd, sizeof cmd,
              "d=%s/int-%s; mkdir -p $d; "
              "env --default-signal=INT,QUIT ./worldgen --size 3000 --erosion 0 --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
-             "n=0; until ls -a $d | grep -q '^\\.big\\.png\\.tmp-'; do "
+             "n=0; until ls -l /proc/$pid/fd 2>/dev/null | grep -q \" $d/\"; do "
              "  sleep 0.005; n=$((n+1)); [ $n -gt 4000 ] && { kill $pid; echo no-temp; exit 7; }; "
              "  kill -0 $pid 2>/dev/null || { echo finished-early; exit 8; }; done; "
              "kill -%s $pid; wait $pid; st=$?; ls -A $d; exit $st",
@@ -58,6 +63,30 @@ WG_TEST(hostile_sigint_mid_write_removes_the_temporary)
 WG_TEST(hostile_sigterm_mid_write_removes_the_temporary)
 {
     hostile_interrupt("TERM", 143);
+}
+
+/* SIGKILL, which no handler sees (the OOM killer, timeout -s KILL), once
+ * every output is written and held: the temporaries have no names yet, so
+ * nothing is left, and files already there keep their content. */
+WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
+{
+    /* Where the file system makes no unnamed files, the temporaries are
+     * named from the start, and SIGKILL leaves them. */
+    int fd = open(wg_tmpdir(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        wg_skip("%s makes no unnamed files (O_TMPFILE: %s)", wg_tmpdir(),
+                strerror(errno));
+        return;
+    }
+    close(fd);
+    wg_cli c = hostile_sh(
+        "mkdir -p kill && cd kill && echo old > p.png && "
+        "WORLDGEN_FAULT=kill ../worldgen --size 33 -q --out p.png "
+        "--heightmap h.tif --watermap w.pfm --obj o.obj --gltf g.glb "
+        "--json j.json; echo \"status $?\"; ls -A; cat p.png");
+    CHECK(strcmp(c.out, "status 137\np.png\nold\n") == 0, "%s %s", c.out,
+          c.err);
+    wg_cli_free(&c);
 }
 
 WG_TEST(hostile_closed_pipe_is_quiet)
@@ -382,7 +411,7 @@ WG_TEST(hostile_every_fatal_signal_removes_the_temporaries)
         "  mkdir $s && mkfifo $s/x.mtl; "
         "  env --default-signal=INT,QUIT ../worldgen --size 17 --mesh scalar -q "
         "    --no-image --obj $s/x.obj & pid=$!; "
-        "  n=0; until ls -a $s | grep -q '^\\.x_albedo\\.png\\.tmp-'; do "
+        "  n=0; until ls -l /proc/$pid/fd 2>/dev/null | grep -q \"/$s/\"; do "
         "    sleep 0.005; n=$((n+1)); [ $n -gt 2000 ] && break; done; "
         "  kill -s $s $pid; wait $pid; echo \"$s $? $(ls -A $s)\"; "
         "done",
@@ -399,7 +428,7 @@ WG_TEST(hostile_more_signals_mid_write_remove_the_temporary)
         "  d=$T/mid-$s; mkdir -p $d; "
         "  env --default-signal=INT,QUIT ./worldgen --size 2000 --mesh scalar --erosion 0 "
         "    --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
-        "  n=0; until ls -a $d | grep -q '^\\.big\\.png\\.tmp-'; do "
+        "  n=0; until ls -l /proc/$pid/fd 2>/dev/null | grep -q \" $d/\"; do "
         "    sleep 0.005; n=$((n+1)); [ $n -gt 6000 ] && break; "
         "    kill -0 $pid 2>/dev/null || break; done; "
         "  kill -s $s $pid; wait $pid; echo \"[$s $? $(ls -A $d)]\" ) & done; wait",
@@ -421,7 +450,7 @@ WG_TEST(hostile_ignored_hup_stays_ignored)
         "      -q --no-image --obj x.obj) & "
         "  else nohup ../worldgen --size 17 --mesh scalar -q --no-image --obj x.obj "
         "      > /dev/null 2>&1 & fi; pid=$!; "
-        "  n=0; until ls -a | grep -q '^\\.x_albedo\\.png\\.tmp-'; do "
+        "  n=0; until ls -l /proc/$pid/fd 2>/dev/null | grep -q \"/hup/\"; do "
         "    sleep 0.005; n=$((n+1)); [ $n -gt 2000 ] && break; done; "
         "  kill -HUP $pid; sleep 0.1; kill -0 $pid && echo alive; "
         "  cat x.mtl > got.mtl; wait $pid; echo \"$how $?\"; "
@@ -1064,7 +1093,7 @@ WG_TEST(hostile_environment_values_are_checked)
          "or unset)"},
         {"WORLDGEN_FAULT=scalar:height",
          "WORLDGEN_FAULT: 'scalar:height' is not a fault the tests can ask for (valid: "
-         "rename, a backend (scalar, openmp, vulkan), or one with :water, or unset)"},
+         "rename, kill, a backend (scalar, openmp, vulkan), or one with :water, or unset)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wg_cli c = hostile_sh("%s ./worldgen --size 16 --mesh scalar -q --no-image "
