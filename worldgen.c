@@ -1192,6 +1192,28 @@ static int parse_args(int argc, char **argv, settings *s)
                            "--heightmap, --watermap, --sedimentmap, "
                            "--normalmap, --albedo and --json", whole,
                            s->region_arg);
+    /* libpng's readers (GDAL's among them) open no PNG over a million
+     * pixels a side, so none is written: refused now, not after the
+     * world is made. */
+    const uint32_t mw = s->region.w ? s->region.w : s->world.size,
+                   mh = s->region.w ? s->region.h : s->world.size;
+    const struct { const char *opt, *path; int png; } pngs[] = {
+        {"heightmap", s->heightmap, s->heightmap_format == WG_HM_PNG},
+        {"watermap", s->watermap, s->watermap_format == WG_HM_PNG},
+        {"sedimentmap", s->sedimentmap, s->sedimentmap_format == WG_HM_PNG},
+        {"normalmap", s->normalmap,
+         s->normalmap && wg_heightmap_format_of_path(s->normalmap) == WG_HM_PNG},
+        {"albedo", s->albedo,
+         s->albedo && wg_heightmap_format_of_path(s->albedo) == WG_HM_PNG},
+    };
+    for (size_t i = 0; i < sizeof pngs / sizeof pngs[0]; i++)
+        if (pngs[i].path && pngs[i].png && (mw > WG_PNG_MAX || mh > WG_PNG_MAX))
+            return usage_error("--%s %s: a PNG of %" PRIu32 " x %" PRIu32
+                               " pixels; PNG readers (libpng, GDAL) open at "
+                               "most %d a side (valid: up to %d, or write "
+                               ".tif%s)", pngs[i].opt, pngs[i].path, mw, mh,
+                               WG_PNG_MAX, WG_PNG_MAX,
+                               i < 3 ? ", .pfm or .r16" : "");
     if (!s->out_given && !s->show &&
         (s->heightmap || s->watermap || s->sedimentmap || s->json || s->obj ||
          s->gltf || s->normalmap || s->albedo || s->region.w))

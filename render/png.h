@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The most pixels a side of a PNG that libpng writes, or reads, unless
+ * told otherwise (its default user limit; GDAL keeps it). */
+#define WG_PNG_MAX 1000000
+
 /* One tEXt chunk: a Latin-1 keyword (1..79 bytes) and its text. */
 typedef struct wg_png_text {
     const char *key;

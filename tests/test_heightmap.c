@@ -256,6 +256,41 @@ WG_TEST(heightmap_png_16bit_grey_with_parameters)
     wg_fields_free(&f);
 }
 
+/* A PNG map wider or taller than libpng's readers open (a million pixels
+ * a side; GDAL keeps that limit) is refused before the world is made,
+ * naming the option, the size and the formats that can hold it; a million
+ * is written. */
+WG_TEST(heightmap_png_over_a_million_a_side_is_refused)
+{
+    static const char *const outs[] = {"--heightmap", "--watermap",
+                                       "--sedimentmap", "--normalmap",
+                                       "--albedo"};
+    char cmd[600];
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "mkdir -p wide && cd wide && ../worldgen --size 1048577 "
+                 "--region 0,0,1,1000001 --erosion 0 --hydraulic 0 -q %s m.png; "
+                 "echo $?; ls -A", outs[i]);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(strcmp(c.out, "2\n") == 0 &&
+                  strstr(c.err, "m.png: a PNG of 1 x 1000001 pixels; PNG readers "
+                                "(libpng, GDAL) open at most 1000000 a side (valid: "
+                                "up to 1000000, or write .tif"),
+              "%s: %s %s", outs[i], c.out, c.err);
+        wg_cli_free(&c);
+    }
+    wg_cli c = wg_cli_sh("cd wide && ../worldgen --size 1048577 --region "
+                         "0,0,1000000,1 --erosion 0 --hydraulic 0 -q --heightmap m.png");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    char path[300];
+    snprintf(path, sizeof path, "%s/wide/m.png", wg_tmpdir());
+    uint32_t w = 0, h = 0;
+    uint16_t *px = wg_read_png(path, 16, 1, &w, &h, NULL, 0);
+    CHECK(px && w == 1000000 && h == 1, "cannot read %s as 1000000 x 1", path);
+    free(px);
+}
+
 WG_TEST(watermap_pfm_is_the_water_field)
 {
     /* --watermap writes the water depth as --heightmap writes the heights:
