@@ -17,10 +17,12 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/vulkan.h"
+#include "render/geotiff.h"
 #include "render/gltf.h"
 #include "render/heightmap.h"
 #include "render/obj.h"
@@ -1778,6 +1780,34 @@ static int probe_outputs(const settings *s)
                 outs[i].opt, outs[i].path, err);
             return 1;
         }
+    /* A GeoTIFF to a pipe or a device is made in a temporary file under
+     * $TMPDIR first (libtiff seeks): try that folder too. */
+    const struct {
+        const char *opt, *path;
+        int tif;
+    } tifs[] = {
+        {"heightmap", s->heightmap, s->heightmap_format == WG_HM_TIF},
+        {"watermap", s->watermap, s->watermap_format == WG_HM_TIF},
+        {"sedimentmap", s->sedimentmap, s->sedimentmap_format == WG_HM_TIF},
+        {"normalmap", s->normalmap, s->normalmap &&
+         wg_heightmap_format_of_path(s->normalmap) == WG_HM_TIF},
+        {"albedo", s->albedo, s->albedo &&
+         wg_heightmap_format_of_path(s->albedo) == WG_HM_TIF},
+    };
+    for (size_t i = 0; i < sizeof tifs / sizeof tifs[0]; i++) {
+        if (!tifs[i].path || !tifs[i].tif)
+            continue;
+        struct stat st;
+        int pipe = wg_outfile_is_stdout(tifs[i].path)
+                       ? wg_geotiff_needs_temporary(STDOUT_FILENO)
+                       : wg_outfile_is_device(tifs[i].path) ||
+                             (stat(tifs[i].path, &st) == 0 &&
+                              !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+        if (pipe && wg_geotiff_try_temporary(err) != 0) {
+            say("--%s %s: %s", tifs[i].opt, tifs[i].path, err);
+            return 1;
+        }
+    }
     return 0;
 }
 

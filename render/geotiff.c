@@ -174,6 +174,19 @@ int wg_geotiff_write_bands(FILE *fp, const void *pixels, int bands, int bits,
                    "libgeotiff-dev; then make)");
 }
 
+/* Nothing to try: every GeoTIFF fails as above. */
+int wg_geotiff_needs_temporary(int fd)
+{
+    (void)fd;
+    return 0;
+}
+
+int wg_geotiff_try_temporary(char *err)
+{
+    (void)err;
+    return 0;
+}
+
 #else
 
 #include <dlfcn.h>
@@ -326,16 +339,26 @@ static void tif_init(void)
     geotiff_lib.XTIFFInitialize();
 }
 
-/* Can libtiff write to fp in place: a regular file, at its start, that
- * does not append (which would ignore the seeks)? */
-static int tif_in_place(FILE *fp)
+/* Is descriptor fd a regular file that does not append (which would
+ * ignore libtiff's seeks)? */
+static int tif_seekable(int fd)
 {
     struct stat st;
-    int fd = fileno(fp);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
     int fl = fcntl(fd, F_GETFL);
-    return fl >= 0 && !(fl & O_APPEND) && ftello(fp) == 0;
+    return fl >= 0 && !(fl & O_APPEND);
+}
+
+/* Can libtiff write to fp in place: such a file, at its start? */
+static int tif_in_place(FILE *fp)
+{
+    return tif_seekable(fileno(fp)) && ftello(fp) == 0;
+}
+
+int wg_geotiff_needs_temporary(int fd)
+{
+    return !tif_seekable(fd) || lseek(fd, 0, SEEK_CUR) != 0;
 }
 
 /* The folder of tif_tmpfile's file: $TMPDIR, else /tmp. */
@@ -365,6 +388,15 @@ static FILE *tif_tmpfile(char *err)
             close(fd);
     }
     return fp;
+}
+
+int wg_geotiff_try_temporary(char *err)
+{
+    FILE *fp = tif_tmpfile(err);
+    if (!fp)
+        return -1;
+    fclose(fp);
+    return 0;
 }
 
 /* The tags that decide how the samples are laid out and compressed, the

@@ -56,6 +56,15 @@ int wg_geotiff_write(FILE *fp, const float *field, uint32_t n, wg_rect r,
                      const char *software, const char *description,
                      char *err);
 
+/* Would a GeoTIFF written to descriptor fd go through the temporary file
+ * (fd is not a regular file at its start, or it appends)? */
+int wg_geotiff_needs_temporary(int fd);
+
+/* Make and drop the temporary file a GeoTIFF to a pipe is written to, so
+ * that a $TMPDIR that takes no files fails a run before its work.
+ * Returns 0, or -1 with the reason (the folder and its errno). */
+int wg_geotiff_try_temporary(char *err);
+
 /* The same for a raster of 'bands' (1..4) samples a pixel, interleaved
  * (pixel-major), each a float32 (bits 32) or a uint8 (bits 8): 'pixels'
  * holds r.w * r.h of them, row-major.  Deflate with the floating-point

@@ -1135,3 +1135,28 @@ WG_TEST(hostile_temporary_tiff_failure_names_the_temporary)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* A GeoTIFF to a pipe, a FIFO or a device goes through a temporary file
+ * under $TMPDIR: a $TMPDIR that takes no files fails the run before the
+ * world is made (it had failed after), and one to a regular file needs
+ * none. */
+WG_TEST(hostile_tmpdir_of_a_piped_tiff_is_tried_first)
+{
+    wg_cli c = hostile_sh(
+        "rm -rf tifpipe; mkdir tifpipe && cd tifpipe && mkfifo f.tif && "
+        "for a in '--heightmap - --heightmap-format tif' '--normalmap f.tif' "
+        "'--watermap /dev/null --heightmap-format tif'; do "
+        "  { TMPDIR=/nonexistent ../worldgen --size 64 --mesh scalar -q $a; echo $? > st; } "
+        "    | cat > /dev/null; echo \"status $(cat st)\"; done; "
+        "TMPDIR=/nonexistent ../worldgen --size 64 --mesh scalar -q --heightmap - "
+        "--heightmap-format tif > h.tif; echo \"file $? $(test -s h.tif && echo written)\"");
+    CHECK(strcmp(c.out, "status 1\nstatus 1\nstatus 1\nfile 0 written\n") == 0, "%s %s",
+          c.out, c.err);
+    const char *want[] = {"worldgen: --heightmap -: cannot make a temporary file in "
+                          "/nonexistent for the TIFF: No such file or directory\n",
+                          "worldgen: --normalmap f.tif: cannot make",
+                          "worldgen: --watermap /dev/null: cannot make"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(strstr(c.err, want[i]), "want '%s' in: %s", want[i], c.err);
+    wg_cli_free(&c);
+}
