@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test.h"
 
@@ -86,4 +87,49 @@ WG_TEST(gpu_check_bundle_after_run)
     CHECK(strstr(c.out, "/.gpu/exec\" worldgen") && strstr(c.out, "\nbundled\n"),
           "status %d: %s%s", c.status, c.out, c.err);
     wg_cli_free(&c);
+}
+
+/* A signal to the script stops the part it is running: timeout makes a
+ * process group of its own, and the part's worldgen had run on, orphaned,
+ * after the script was killed.  Here the part is tests/run, made a sleep
+ * with a token no other process has (anchored, so that the pattern does
+ * not find the shell that runs this). */
+WG_TEST(gpu_check_stopped_stops_its_part)
+{
+    char tree[512], cmd[4096];
+    gc_tree(tree, "gc-stop");
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && printf '#!/bin/sh\\n[ \"$1\" = run ] && exec sleep 31.%d\\nexit 0\\n' "
+             "> .gpu/exec && { GPU_CHECK_QUICK=1 scripts/gpu-check run o >/dev/null 2>&1 & "
+             "pid=$!; }; n=0; until pgrep -f '^sleep 31[.]%d$' >/dev/null; do sleep 0.01; "
+             "n=$((n+1)); [ $n -gt 3000 ] && { echo never; break; }; done; "
+             "kill -TERM $pid; wait $pid; echo \"status $?\"; sleep 0.2; "
+             "pgrep -f '^sleep 31[.]%d$' >/dev/null && { echo orphan; pkill -f '^sleep 31[.]%d$'; }; "
+             "exit 0",
+             tree, (int)getpid(), (int)getpid(), (int)getpid(), (int)getpid());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "status 143\n") == 0, "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* Arguments it does not take are a usage error (exit 2), not ignored. */
+WG_TEST(gpu_check_refuses_bad_arguments)
+{
+    char tree[512], cmd[4096];
+    gc_tree(tree, "gc-args");
+    static const char *const bad[][2] = {
+        {"", "no command"},
+        {"bundle x", "bundle takes no arguments: x"},
+        {"run", "run takes one argument, OUT (given 0)"},
+        {"run o extra", "run takes one argument, OUT (given 2)"},
+        {"frob", "unknown command 'frob'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "cd '%s' && scripts/gpu-check %s", tree, bad[i][0]);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 2 && strstr(c.err, bad[i][1]) && strstr(c.err, "usage: ") &&
+                  !c.out[0],
+              "'%s': status %d: %s%s", bad[i][0], c.status, c.out, c.err);
+        wg_cli_free(&c);
+    }
 }
