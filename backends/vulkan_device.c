@@ -176,11 +176,34 @@ int vulkan_dev_instance(vulkan_dev *d, char *err)
         .ppEnabledExtensionNames = n_ext ? exts : NULL,
     };
     VkResult rc = vkCreateInstance(&info, NULL, &d->instance);
-    if (rc == VK_ERROR_INCOMPATIBLE_DRIVER)
-        return wg_fail(err, "no Vulkan driver found (vkCreateInstance: "
-                       "VK_ERROR_INCOMPATIBLE_DRIVER; is a driver such as "
-                       "mesa-vulkan-drivers installed?)");
-    VK_CHECK(rc);
+    if (rc != VK_SUCCESS) {
+        /* The variables that chose the drivers, where they are set: the
+         * loader says VK_ERROR_OUT_OF_HOST_MEMORY of a list that names a
+         * broken manifest (garbage, a folder). */
+        static const char *const vars[] = {"VK_DRIVER_FILES",
+                                           "VK_ICD_FILENAMES",
+                                           "VK_ADD_DRIVER_FILES"};
+        char set[600] = "";
+        for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+            const char *v = getenv(vars[i]);
+            size_t l = strlen(set);
+            if (v && *v)
+                snprintf(set + l, sizeof set - l, "%s%s='%.150s'",
+                         l ? ", " : "", vars[i], v);
+        }
+        if (rc == VK_ERROR_INCOMPATIBLE_DRIVER)
+            return wg_fail(err, "no Vulkan driver found (vkCreateInstance: "
+                           "VK_ERROR_INCOMPATIBLE_DRIVER; %s%s)",
+                           set[0] ? "the drivers are chosen by "
+                                  : "is a driver such as "
+                                    "mesa-vulkan-drivers installed?",
+                           set);
+        return wg_fail(err, "vulkan: vkCreateInstance failed: %s (%d)%s%s%s",
+                       vulkan_result_name(rc), (int)rc,
+                       set[0] ? "; the drivers are chosen by " : "", set,
+                       set[0] ? ": does it name readable driver manifests "
+                                "(JSON files)?" : "");
+    }
 
     if (validate) {
         PFN_vkCreateDebugUtilsMessengerEXT create =

@@ -601,6 +601,14 @@ WG_TEST(vulkan_cli_options)
          0, "skip    vulkan: no Vulkan driver found", ""},
         {"VK_ICD_FILENAMES=/nonexistent.json ./worldgen --size 40 --no-image --mesh auto -q", 0,
          "", ""},
+        /* A manifest that is garbage, or a folder: the loader says "out
+         * of host memory"; the message names the variable that chose it. */
+        {"echo '{garbage' > bad-icd.json; VK_ICD_FILENAMES=$PWD/bad-icd.json ./worldgen "
+         "--size 40 --no-image --mesh vulkan", 1, "",
+         "/bad-icd.json': does it name readable driver manifests (JSON files)?"},
+        {"VK_DRIVER_FILES=/ ./worldgen --size 40 --no-image --mesh vulkan", 1, "",
+         "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER; the "
+         "drivers are chosen by VK_DRIVER_FILES='/')"},
     };
 #ifndef WG_HAVE_VULKAN
     wg_skip("built without Vulkan");
