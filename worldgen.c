@@ -1478,6 +1478,16 @@ static void progress_clear(void)
 /* Render the picture and write it (--out), then the OBJ (--obj) and the
  * glTF (--gltf), filling in what they measured.  The picture stays in
  * 'img' for --show.  Returns 0, or 1 after a message. */
+/* "--OPT: cannot write 'PATH': WHY", a long PATH shortened in the middle
+ * (wg_outfile_shown). */
+static void say_cannot_write(const char *opt, const char *path,
+                             const char *why)
+{
+    char shown[WG_PATH_SHOWN + 1];
+    say("--%s: cannot write '%s': %s", opt, wg_outfile_shown(path, shown),
+        why);
+}
+
 static int write_picture(const settings *s, const wg_fields *f,
                          wg_render_report *rep, wg_image *img)
 {
@@ -1535,8 +1545,7 @@ static int write_picture(const settings *s, const wg_fields *f,
             wg_outfile_commit(&o_png, err) != 0) {
             wg_outfile_abort(&o_png);
             progress_clear();
-            say("--out: cannot write '%s': %s", s->out,
-                err);
+            say_cannot_write("out", s->out, err);
             return 1;
         }
         rep->png = wg_now() - t0;
@@ -1595,8 +1604,7 @@ static int write_map(const settings *s, const char *opt, const char *path,
     if (wg_map_save(path, format, sediment ? WG_HM_SIGNED : WG_HM_HEIGHTS,
                     field, f->n, f->r, text, 2, err) != 0) {
         progress_clear();
-        say("--%s: cannot write '%s': %s", opt, path,
-            err);
+        say_cannot_write(opt, path, err);
         return 1;
     }
     *seconds = wg_now() - t0;
@@ -1645,8 +1653,7 @@ static int write_rgb_map(const settings *s, const char *opt,
                                      (uint32_t)cpu_threads(s), text, 2, err);
     if (rc != 0) {
         progress_clear();
-        say("--%s: cannot write '%s': %s", opt, path,
-            err);
+        say_cannot_write(opt, path, err);
         return 1;
     }
     *seconds = wg_now() - t0;
@@ -1747,13 +1754,13 @@ static int write_json(const settings *s, const wg_report_run *run)
     char err[WG_ERR_LEN];
     wg_outfile o;
     if (wg_outfile_open(&o, s->json, err) != 0) {
-        say("--json: cannot write '%s': %s", s->json, err);
+        say_cannot_write("json", s->json, err);
         return 1;
     }
     wg_report_json(o.fp, run);
     if (wg_outfile_commit(&o, err) != 0) {
         wg_outfile_abort(&o);
-        say("--json: cannot write '%s': %s", s->json, err);
+        say_cannot_write("json", s->json, err);
         return 1;
     }
     return 0;
@@ -1776,8 +1783,7 @@ static int probe_outputs(const settings *s)
     char err[WG_ERR_LEN];
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
         if (outs[i].path && wg_outfile_probe(outs[i].path, err) != 0) {
-            say("--%s: cannot write '%s': %s",
-                outs[i].opt, outs[i].path, err);
+            say_cannot_write(outs[i].opt, outs[i].path, err);
             return 1;
         }
     /* A GeoTIFF to a pipe or a device is made in a temporary file under

@@ -460,7 +460,11 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
     int len = snprintf(outfile_tmp[slot], OUTFILE_PATH_MAX,
                        "%.*s.%.*s.tmp-XXXXXX", dirlen, t.name, (int)keep, base);
     if (len < 0 || len >= OUTFILE_PATH_MAX)
-        return outfile_errno(t.name, ENAMETOOLONG, err);
+        return wg_fail(err, "it is %zu bytes long (or its links are), and "
+                       "the temporary file beside it (%d bytes more) would "
+                       "pass the %d a path may have: give a shorter path "
+                       "(from a folder nearer to it)", strlen(t.name),
+                       OUTFILE_TMP_EXTRA, OUTFILE_PATH_MAX - 1);
     snprintf(outfile_dst[slot], OUTFILE_PATH_MAX, "%s", t.name);
 
     outfile_used[slot] = 1;

@@ -630,6 +630,23 @@ WG_TEST(hostile_long_file_names)
               "%s: %s", opts[i], c.err);
         wg_cli_free(&c);
     }
+
+    /* A path a few bytes short of PATH_MAX, whose temporary beside it
+     * would pass it: said so (it had said "4090 bytes long, more than the
+     * 4095"), with the path elided. */
+    static char path[4200];
+    path[0] = '\0';
+    for (int i = 0; i < 816; i++)
+        strcat(path, "a/../");
+    strcat(path, "xxxxxx.glb");
+    c = hostile_sh("mkdir -p a && ./worldgen --size 16 --mesh scalar -q --gltf %s", path);
+    CHECK(c.status == 1 && strlen(c.err) < 500 &&
+              strstr(c.err, "...") &&
+              strstr(c.err, "xxxxxx.glb': it is 4090 bytes long (or its links are), and the "
+                            "temporary file beside it (12 bytes more) would pass the 4095 a "
+                            "path may have"),
+          "%d: %s", c.status, c.err);
+    wg_cli_free(&c);
 }
 
 /* strtod skips any leading white space, not only ' ', '\t' and '\n':
