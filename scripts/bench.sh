@@ -193,6 +193,25 @@ if [ ${#r} -gt 4 ] || [ $((10#0$r)) -lt 1 ] || [ $((10#0$r)) -gt $runs_max ]; th
     exit 2
 fi
 runs=$((10#$r))
+# -b: backends by name, separated by commas or spaces (no globbing: -b '*'
+# is no list of files), each once; 'all' is every one (as no -b), and
+# 'auto' is none in particular, so not a column of the table.
+if [ -n "$backends" ]; then
+    read -ra b_list <<< "${backends//,/ }"
+    b_given=$backends backends=""
+    for b in "${b_list[@]}"; do
+        case $b in
+        all) backends="" b_all=1; break ;;
+        auto) echo "bench.sh: -b: 'auto' is not one backend to measure (valid: scalar, openmp, vulkan or all, separated by commas)" >&2
+              exit 2 ;;
+        *[!A-Za-z0-9_-]*) echo "bench.sh: -b: '$b' is not a backend's name (valid: scalar, openmp, vulkan or all, separated by commas)" >&2
+              exit 2 ;;
+        esac
+        case " $backends " in *" $b "*) ;; *) backends+="${backends:+ }$b" ;; esac
+    done
+    [ -n "$backends" ] || [ "${b_all:-0}" = 1 ] ||
+        { echo "bench.sh: -b: '$b_given' names no backend (valid: scalar, openmp, vulkan or all, separated by commas)" >&2; exit 2; }
+fi
 
 # Every temporary goes, however the script ends: the CSV's, the JSON's,
 # the limits' (a signal too: INT, TERM, HUP end the script through exit,
@@ -309,7 +328,6 @@ else
 fi
 echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $what, median of $runs runs"
 echo "machine  $cpu, $(nproc) cores, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive, the worldgen default}"
-backends=$(echo "$backends" | tr ',' ' ')
 for b in $backends; do
     st=0
     why=$(./worldgen --size 2 --mesh "$b" -q --no-image 2>&1) || st=$?
@@ -490,13 +508,19 @@ write_csv() {
         done
     done
 }
+# A write that fails (a full disk) says why once, not a printf error a
+# line.
+csv_failed() {
+    echo "bench.sh: -c: cannot write '$csv': $(echo "$1" | head -n 1 | sed 's/.*: //')" >&2
+    exit 1
+}
 if [ "$csv" = - ]; then
     echo
     write_csv
 elif [ "$csv_direct" = 1 ]; then
-    write_csv > "$csv" || { echo "bench.sh: -c: cannot write '$csv'" >&2; exit 1; }
+    why=$(write_csv 2>&1 > "$csv") && [ -z "$why" ] || csv_failed "${why:-write error}"
 elif [ -n "$csv" ]; then
-    write_csv > "$csv_tmp" && mv -T "$csv_tmp" "$csv" ||
-        { echo "bench.sh: -c: cannot write '$csv'" >&2; exit 1; }
+    why=$(write_csv 2>&1 > "$csv_tmp") && [ -z "$why" ] || csv_failed "${why:-write error}"
+    why=$(mv -T "$csv_tmp" "$csv" 2>&1) || csv_failed "$why"
     csv_tmp=""
 fi

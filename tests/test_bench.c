@@ -197,6 +197,10 @@ WG_TEST(bench_bad_option_values)
         {"-H 100001", "bench.sh: -H: '100001' is out of range (valid: 0..100000)"},
         {"-H nan", "bench.sh: -H: 'nan' is not a whole number (valid: 0..100000"},
         {"extra", "bench.sh: 'extra': an argument this script does not take"},
+        {"-b auto", "bench.sh: -b: 'auto' is not one backend to measure (valid: scalar, "
+                    "openmp, vulkan or all, separated by commas)"},
+        {"-b '*'", "bench.sh: -b: '*' is not a backend's name (valid: scalar"},
+        {"-b ,,,", "bench.sh: -b: ',,,' names no backend (valid: scalar"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[256];
@@ -212,6 +216,15 @@ WG_TEST(bench_bad_option_values)
               c.out);
         wg_cli_free(&c);
     }
+    /* A backend named twice is one column; 'all' is every one. */
+    wg_cli d = bench_run("-s 16 -r 1 -H 1 -b scalar,scalar");
+    CHECK(d.status == 0 && strstr(d.out, "|     scalar |\n"), "%d: %s%s", d.status, d.out,
+          d.err);
+    wg_cli_free(&d);
+    d = bench_run("-s 16 -r 1 -H 1 -b all");
+    CHECK(d.status == 0 && strstr(d.out, "|     scalar |     openmp |"), "%d: %s%s",
+          d.status, d.out, d.err);
+    wg_cli_free(&d);
     /* 0x hex, as worldgen takes it, is made decimal for the table. */
     wg_cli c = bench_run("-s 0x10 -r 01 -b scalar -H 0x2 -e 0x1 -o 0x2 -t");
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
@@ -271,6 +284,13 @@ WG_TEST(bench_csv_checked_up_front)
           "not status 1 before measuring: %s", c.out);
     const char *st = strstr(c.out, "status 1\n");
     CHECK(st && st[9] == '\0', "a temporary left in d: %s", c.out);
+    wg_cli_free(&c);
+
+    /* A write that fails says why, once. */
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c /dev/full");
+    CHECK(c.status == 1 && strcmp(c.err, "bench.sh: -c: cannot write '/dev/full': No space "
+                                         "left on device\n") == 0,
+          "%d: %s", c.status, c.err);
     wg_cli_free(&c);
 
     c = bench_run("-s 16 -r 1 -b scalar -H 1 -c rel.csv; echo \"status $?\"; "
