@@ -655,6 +655,7 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -j abc", "-j 'abc': N tiles at once"},
         {"--size 100 --tile 10 -j 2x", "-j '2x'"},
         {"--size 100 --tile 10 -j 0%", "-j '0%': N tiles"}, /* parallel: no job */
+        {"--size 100 --tile 10 -j 0", "-j '0': N tiles"}, /* parallel: every tile at once */
         /* A plan of a line a tile, bounded: 1.1e12 lines had filled the
          * disk and left plan.tmp. */
         {"--size 1048577 --tile 1",
@@ -683,6 +684,16 @@ WG_TEST(tiles_usage_errors)
     wg_cli c;
     int st = tl_run(&c, "'%s/scripts/tiles' --help", wg_srcdir());
     CHECK(st == 0 && strstr(c.out, "Usage: scripts/tiles"), "%s", c.err);
+    wg_cli_free(&c);
+    /* status of a folder whose plan is empty or cut short: said so, exit 1
+     * (it had printed a shell error and '9/ tiles done', exit 0). */
+    st = tl_run(&c, "mkdir -p tl-cut && : > tl-cut/plan && '%s/scripts/tiles' status tl-cut; "
+                "echo \"status $?\"; printf 'size 9\\ntiles 4\\n--\\n0 0 0 5 5 r0/r0c0\\n' "
+                "> tl-cut/plan && '%s/scripts/tiles' status tl-cut; echo \"status $?\"",
+                wg_srcdir(), wg_srcdir());
+    CHECK(strcmp(c.out, "status 1\nstatus 1\n") == 0 &&
+              strstr(c.err, "tl-cut/plan is not a whole plan") && !strstr(c.err, "syntax"),
+          "%s%s", c.out, c.err);
     wg_cli_free(&c);
     /* --plan-only: the plan and its halos, nothing run. */
     st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --out "
