@@ -1305,9 +1305,11 @@ static double cgroup_left(const char *root, const char *group,
 /* Bytes of memory this process can take now: the machine's MemAvailable
  * (the physical memory when /proc is not there), or less when a control
  * group limits it (a container's or a Slurm job's memory limit, cgroup v2
- * or v1). */
-static double available_bytes(void)
+ * or v1), or when its address space is limited (ulimit -v): then *limit
+ * says which. */
+static double available_bytes(const char **limit)
 {
+    *limit = "this machine has %.1f GiB available";
     FILE *fp = fopen("/proc/meminfo", "r");
     char line[4096];
     unsigned long long kib = 0;
@@ -1338,11 +1340,43 @@ static double available_bytes(void)
             left = cgroup_left("/sys/fs/cgroup/memory",
                                strcmp(group, "/") ? group : "",
                                "memory.limit_in_bytes", "memory.usage_in_bytes");
-        if (left >= 0 && left < have)
+        if (left >= 0 && left < have) {
             have = left;
+            *limit = "its control group lets it have %.1f GiB more";
+        }
     }
     if (fp)
         fclose(fp);
+    /* ulimit -v: the limit less what is mapped already (VmSize). */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        unsigned long long vm = 0;
+        fp = fopen("/proc/self/status", "r");
+        while (fp && fgets(line, sizeof line, fp))
+            if (sscanf(line, "VmSize: %llu kB", &vm) == 1)
+                break;
+        if (fp)
+            fclose(fp);
+        double left = (double)rl.rlim_cur - (double)vm * 1024.0;
+        left = left > 0 ? left : 0;
+        if (left < have) {
+            have = left;
+            *limit = "its address space limit (ulimit -v) leaves %.1f GiB";
+        }
+    }
+    return have;
+}
+
+/* available_bytes, and what limits it in words ("this machine has 1.2
+ * GiB available") in left[128]. */
+static double memory_left(char left[128])
+{
+    const char *limit;
+    double have = available_bytes(&limit);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(left, 128, limit, have / 1073741824.0);
+#pragma GCC diagnostic pop
     return have;
 }
 
@@ -1364,16 +1398,15 @@ static int check_memory(const settings *s, const wg_job *job, int backends)
     double need = sizeof(float) *
                   ((s->world.steps ? 11.0 : 7.0) * computed +
                    6.0 * ((backends > 1) + region) * window);
-    double have = available_bytes();
-    if (need <= have)
+    char what[256], left[128];
+    if (need <= memory_left(left))
         return 0;
-    char what[256];
     wg_job_describe(job, what, sizeof what);
     say("--size %" PRIu32 "%s%s needs %.1f GiB for "
-        "the fields of %s; this machine has %.1f GiB available%s",
+        "the fields of %s; %s%s",
         s->world.size, s->region_arg ? " --region " : "",
         s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
-        have / 1073741824.0,
+        left,
         s->world.steps ? " (--hydraulic 0, or fewer steps, needs less)"
                        : "");
     return 1;
@@ -1500,12 +1533,11 @@ static int write_picture(const settings *s, const wg_fields *f,
          * rows), and the PNG's rows. */
         double need = wg_render_memory(&o, f->n) +
                       (double)s->render.width * s->render.height * 3.0;
-        if (need > available_bytes()) {
+        char left[128];
+        if (need > memory_left(left)) {
             say("a %" PRIu32 "x%" PRIu32 " picture at "
-                "--aa %" PRIu32 " needs %.2f GiB; this machine has %.2f "
-                "GiB available", s->render.width, s->render.height,
-                s->render.aa, need / 1073741824.0,
-                available_bytes() / 1073741824.0);
+                "--aa %" PRIu32 " needs %.2f GiB; %s", s->render.width,
+                s->render.height, s->render.aa, need / 1073741824.0, left);
             return 1;
         }
         wg_render_stats rs;
@@ -1877,7 +1909,13 @@ static int run(const settings *s, int argc, char **argv)
         if (wg_backend_run(r->backend, &job, &r->fields, &r->t, r->device,
                            sizeof r->device, err) != 0) {
             progress_clear();
-            say("--mesh %s: %s", r->backend->name, err);
+            /* Named as the user chose it: '--mesh openmp' only when they
+             * wrote it. */
+            if (strcmp(s->mesh, r->backend->name) == 0)
+                say("--mesh %s: %s", r->backend->name, err);
+            else
+                say("the %s backend (of --mesh %s): %s", r->backend->name,
+                    s->mesh, err);
             goto out;
         }
         inject_fault(r);
