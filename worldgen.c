@@ -453,24 +453,30 @@ static int parse_region_size(const char *val, uint32_t *out)
     return 1;
 }
 
-/* Parse --region X,Y,W,H: four whole decimal numbers, W and H at least 1
- * (the world's size is checked by check_region, once every option is
- * known).  Returns 0, or EXIT_USAGE after printing why. */
+/* Parse --region X,Y,W,H: four whole numbers, each decimal or 0x hex as
+ * every whole-number option, W and H at least 1 (the world's size is
+ * checked by check_region, once every option is known).  Returns 0, or
+ * EXIT_USAGE after printing why. */
 static int parse_region(const char *val, wg_rect *r)
 {
     uint32_t v[4];
     const char *p = val;
     for (int i = 0; i < 4; i++) {
-        size_t len = strspn(p, "0123456789");
-        /* More than 9 digits is beyond any world: check_region says so. */
-        unsigned long long x = len > 9 ? UINT32_MAX : strtoull(p, NULL, 10);
-        if (len == 0 || p[len] != (i < 3 ? ',' : '\0'))
+        int hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+        const char *d = p + (hex ? 2 : 0);
+        size_t len = strspn(d, hex ? "0123456789abcdefABCDEF" : "0123456789");
+        /* More than 9 digits (8 in hex) is beyond any world: check_region
+         * says so. */
+        unsigned long long x = len > (hex ? 8u : 9u)
+                                   ? UINT32_MAX
+                                   : strtoull(d, NULL, hex ? 16 : 10);
+        if (len == 0 || d[len] != (i < 3 ? ',' : '\0'))
             return usage_error("--region: '%s' is not four whole numbers "
                                "X,Y,W,H (valid: columns X..X+W-1 and rows "
                                "Y..Y+H-1 of the world, such as 0,0,256,256)",
                                val);
         v[i] = (uint32_t)x;
-        p += len + 1;
+        p = d + len + 1;
     }
     if (v[2] == 0 || v[3] == 0)
         return usage_error("--region: '%s' is out of range (valid: W and H "

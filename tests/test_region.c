@@ -340,7 +340,9 @@ WG_TEST(region_cli_bad_values_are_usage_errors)
         {"64", "1,2,3,4 ", "is not four whole numbers"},
         {"64", "-1,0,4,4", "is not four whole numbers"},
         {"64", "+1,0,4,4", "is not four whole numbers"},
-        {"64", "0x10,0,4,4", "is not four whole numbers"},
+        {"64", "0x,0,4,4", "is not four whole numbers"},
+        {"64", "0xg,0,4,4", "is not four whole numbers"},
+        {"64", "0x3D,0,4,4", "is outside the 64x64 world"}, /* hex, as --size: 61 */
         {"64", "1.5,0,4,4", "is not four whole numbers"},
         {"64", "0,0,0,4", "is out of range"},
         {"64", "0,0,4,0", "is out of range"},
@@ -364,6 +366,12 @@ WG_TEST(region_cli_bad_values_are_usage_errors)
               c.status, c.err);
         wg_cli_free(&c);
     }
+    /* 0x hex, as every whole-number option takes it, is the same window. */
+    wg_cli h = wg_cli_sh("./worldgen --size 64 --region 0x3,0,0X10,0xa -q --heightmap rh.pfm && "
+                         "./worldgen --size 64 --region 3,0,16,10 -q --heightmap rd.pfm && "
+                         "cmp rh.pfm rd.pfm && echo same");
+    CHECK(h.status == 0 && strcmp(h.out, "same\n") == 0, "%s%s", h.out, h.err);
+    wg_cli_free(&h);
     /* The size named in the range, whichever option comes first. */
     const char *after[] = {"--region", "10,0,60,2", "--size", "64", "-q",
                            "--no-image", NULL};
