@@ -1173,6 +1173,14 @@ static int parse_args(int argc, char **argv, settings *s)
         if (!maps[i].path)
             continue;
         *maps[i].f = given;
+        /* A name whose extension says another format gets the given one,
+         * as --out's name does, with a warning (not a device's name). */
+        const wg_hm_format named = wg_heightmap_format_of_path(maps[i].path);
+        static const char *const upper[] = {"", "PFM", "PNG", "R16", "TIFF"};
+        if (given != WG_HM_NONE && named != WG_HM_NONE && named != given)
+            say("warning: --%s '%s': the map is %s (--heightmap-format) "
+                "whatever the name says", maps[i].opt, maps[i].path,
+                upper[given]);
         if (*maps[i].f != WG_HM_NONE)
             continue;
         if (strcmp(maps[i].path, "-") == 0)

@@ -58,6 +58,24 @@ WG_TEST(heightmap_format_names)
     CHECK(wg_heightmap_format_of_path("x") == WG_HM_NONE);
 }
 
+/* --heightmap-format over a name whose extension says another format:
+ * written in the format given, with a warning per map, as --out's name
+ * (it had been silent); a name with no known extension, or the same one,
+ * none. */
+WG_TEST(heightmap_format_over_another_extension_warns)
+{
+    wg_cli c = wg_cli_sh("./worldgen --size 17 -q --heightmap-format pfm --heightmap fx.png "
+                         "--watermap fx.tif --sedimentmap fx.pfm --normalmap fn.png && "
+                         "head -c 2 fx.png && head -c 2 fx.tif");
+    CHECK(c.status == 0 && strcmp(c.out, "PfPf") == 0 &&
+              strcmp(c.err, "worldgen: warning: --heightmap 'fx.png': the map is PFM "
+                            "(--heightmap-format) whatever the name says\n"
+                            "worldgen: warning: --watermap 'fx.tif': the map is PFM "
+                            "(--heightmap-format) whatever the name says\n") == 0,
+          "%d: %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* What wg_heightmap_write_rect writes for window r of field f (an n x n
  * world, the window copied out first), in memory.  Caller frees. */
 static char *hm_window_bytes(wg_hm_format fmt, const float *f, uint32_t n,
