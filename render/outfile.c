@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <linux/fs.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
@@ -63,6 +64,9 @@ static volatile sig_atomic_t outfile_named[OUTFILE_SLOTS];
 /* An unnamed temporary, finished (flushed) and held open until its set is
  * put in place; NULL while it is written (the caller's stream) or named. */
 static FILE *outfile_unnamed[OUTFILE_SLOTS];
+/* Why a held temporary could not be named when descriptors ran short
+ * (errno), failing its set at the commit; 0: none. */
+static int outfile_error[OUTFILE_SLOTS];
 /* While a set is put in place, a replaced file's old content under a
  * second name (a hard link) beside it: ".name.old-XXXXXX", the
  * temporary's name with "old" for "tmp". */
@@ -305,6 +309,94 @@ static int outfile_in_place(wg_outfile *o, const char *name, char *err)
     return 0;
 }
 
+/* Enter the section that no fatal signal interrupts, on whatever thread
+ * it lands: the asynchronous signals blocked on this one, and the state
+ * RENAMING, in which the handler of another thread leaves its signal to
+ * us (outfile_leave).  If one is already killing the process, wait for
+ * it. */
+static void outfile_block(sigset_t *old);
+static void outfile_enter(sigset_t *old)
+{
+    outfile_block(old);
+    int idle = STATE_IDLE;
+    while (!atomic_compare_exchange_strong(&outfile_state, &idle,
+                                           STATE_RENAMING)) {
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+        pause();
+        idle = STATE_IDLE;
+    }
+}
+
+static void outfile_die(int sig);
+
+/* Leave it: a signal that came meanwhile kills the process now. */
+static void outfile_leave(const sigset_t *old)
+{
+    atomic_store(&outfile_state, STATE_IDLE);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+    int sig = atomic_load(&outfile_deferred);
+    if (sig) {
+        /* The handler set it before looking at the state: seen here, or
+         * the handler found the state idle and is killing us itself. */
+        int idle = STATE_IDLE;
+        if (atomic_compare_exchange_strong(&outfile_state, &idle,
+                                           STATE_DYING)) {
+            outfile_die(sig);
+            _exit(128 + sig); /* not reached: sig is not blocked here */
+        }
+    }
+}
+
+/* Descriptors kept free while unnamed temporaries are held open: for the
+ * folders' locks at the commit, libtiff's temporary, the libraries. */
+#define OUTFILE_SPARE 16
+
+/* How many more descriptors this process may open: the soft limit less
+ * those open (/proc/self/fd); LONG_MAX where that cannot be known. */
+static long outfile_spare_descriptors(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return LONG_MAX;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return errno == EMFILE || errno == ENFILE ? 0 : LONG_MAX;
+    long open = -1; /* the listing's own descriptor */
+    for (struct dirent *e; (e = readdir(d));)
+        open += e->d_name[0] != '.';
+    closedir(d);
+    return (long)rl.rlim_cur - open;
+}
+
+static int outfile_name(int k);
+
+/* Name slot k's held temporary now, and close it (descriptors are
+ * short), in the section no signal interrupts; a failure fails its set
+ * at the commit (outfile_error). */
+static void outfile_name_held(int k)
+{
+    sigset_t old;
+    outfile_enter(&old);
+    if (outfile_name(k) != 0)
+        outfile_error[k] = errno ? errno : EIO;
+    outfile_leave(&old);
+}
+
+/* Opening failed with errno e: where that is for want of descriptors and
+ * a temporary is held open unnamed, name one to free its descriptor.
+ * Returns 1 when the open may be tried again. */
+static int outfile_make_room(int e)
+{
+    if (e != EMFILE && e != ENFILE)
+        return 0;
+    for (int k = 0; k < OUTFILE_SLOTS; k++)
+        if (outfile_used[k] && outfile_unnamed[k]) {
+            outfile_name_held(k);
+            return 1;
+        }
+    return 0;
+}
+
 /* Can an unnamed temporary be given a name later?  linkat through
  * /proc/self/fd/N, which any process may use where /proc is mounted. */
 static int outfile_can_name(void)
@@ -339,7 +431,10 @@ static int outfile_make_unnamed(const char *name, int dirlen)
 }
 
 /* Six characters for a temporary's name, different from run to run and
- * call to call (they need not be secret: linkat never replaces a file). */
+ * call to call.  They need not be secret: linkat never replaces a file,
+ * and the kept old content's name (".NAME.old-XXXXXX", the same six) is
+ * made by link first.  Called in the section no signal interrupts, on one
+ * thread at a time, so the fallback's state needs no lock. */
 static uint64_t outfile_random(void)
 {
     static uint64_t state;
@@ -391,6 +486,7 @@ static void outfile_drop(int k)
     if (outfile_named[k])
         unlink(outfile_tmp[k]);
     outfile_named[k] = 0;
+    outfile_error[k] = 0;
     outfile_used[k] = 0;
 }
 
@@ -469,10 +565,19 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
 
     outfile_used[slot] = 1;
     outfile_unnamed[slot] = NULL;
-    int fd = outfile_make_unnamed(t.name, dirlen);
+    outfile_error[slot] = 0;
+    int fd;
+    while ((fd = outfile_make_unnamed(t.name, dirlen)) < 0 &&
+           outfile_make_room(errno)) {
+    }
     outfile_named[slot] = fd < 0;
-    if (fd < 0)
-        fd = mkstemp(outfile_tmp[slot]);
+    if (fd < 0) {
+        char templ[OUTFILE_PATH_MAX];
+        strcpy(templ, outfile_tmp[slot]);
+        while ((fd = mkstemp(outfile_tmp[slot])) < 0 &&
+               outfile_make_room(errno))
+            strcpy(outfile_tmp[slot], templ);
+    }
     if (fd < 0) {
         int e = errno;
         outfile_used[slot] = 0;
@@ -537,15 +642,6 @@ int wg_outfile_stdout_failed(void)
     return outfile_stdout_failed;
 }
 
-/* Too few descriptors to hold every finished output open (ulimit -n): a
- * run holds up to OUTFILE_SLOTS, and libraries want some of their own. */
-static int outfile_few_descriptors(void)
-{
-    struct rlimit rl;
-    return getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-           rl.rlim_cur < 4 * OUTFILE_SLOTS;
-}
-
 int wg_outfile_finish(wg_outfile *o, char *err)
 {
     if (!o->fp)
@@ -567,13 +663,13 @@ int wg_outfile_finish(wg_outfile *o, char *err)
         return wg_fail(err, "%s", e ? strerror(e) : "write error");
     }
     if (!failed && o->how == OUT_TEMP && !outfile_named[o->slot]) {
-        /* Held open, unnamed, until its set is put in place; with few
-         * descriptors allowed, named now so that it can be closed. */
+        /* Held open, unnamed, until its set is put in place; where few
+         * descriptors are left (ulimit -n, many inherited), named now so
+         * that it can be closed. */
         outfile_unnamed[o->slot] = o->fp;
         o->fp = NULL;
-        if (outfile_few_descriptors() && outfile_name(o->slot) != 0)
-            return wg_fail(err, "cannot name the temporary: %s",
-                           strerror(errno));
+        if (outfile_spare_descriptors() < OUTFILE_SPARE)
+            outfile_name_held(o->slot);
         return 0;
     }
     if (fclose(o->fp) != 0 && !failed) {
@@ -728,24 +824,15 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
      * renamed wholly before or after ours, never between. */
     int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(k, n, locks) : 0;
     sigset_t old;
-    outfile_block(&old);
-    /* A signal landing on another thread defers itself while we rename;
-     * if one is already killing the process, wait for it. */
-    int idle = STATE_IDLE;
-    while (!atomic_compare_exchange_strong(&outfile_state, &idle,
-                                           STATE_RENAMING)) {
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pause();
-        idle = STATE_IDLE;
-    }
+    outfile_enter(&old);
     /* The unnamed temporaries get their names, now that nothing can run
      * before the renames but SIGKILL. */
     int kept[OUTFILE_SLOTS], nkept = 0, placed = 0, e = 0;
     for (int j = 0; j < n && !e; j++)
-        if (!outfile_named[k[j]] && outfile_name(k[j]) != 0) {
-            e = errno;
+        if ((e = outfile_error[k[j]]) != 0 ||
+            (!outfile_named[k[j]] && outfile_name(k[j]) != 0 &&
+             (e = errno ? errno : EIO)))
             *bad = j;
-        }
     /* One file needs no keeping: its rename alone changes it, or not. */
     for (; !e && n > 1 && nkept < n; nkept++)
         if ((kept[nkept] = outfile_keep(k[nkept])) < 0) {
@@ -781,23 +868,12 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
     }
     for (int j = 0; j < n; j++) {
         outfile_named[k[j]] = 0;
+        outfile_error[k[j]] = 0;
         outfile_used[k[j]] = 0;
     }
-    atomic_store(&outfile_state, STATE_IDLE);
     for (int j = 0; j < nlocks; j++)
         close(locks[j]); /* releases the lock */
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    int sig = atomic_load(&outfile_deferred);
-    if (sig) {
-        /* The handler set it before looking at the state: seen here, or
-         * the handler found the state idle and is killing us itself. */
-        idle = STATE_IDLE;
-        if (atomic_compare_exchange_strong(&outfile_state, &idle,
-                                           STATE_DYING)) {
-            outfile_die(sig);
-            _exit(128 + sig); /* not reached: sig is not blocked here */
-        }
-    }
+    outfile_leave(&old);
     return e;
 }
 
