@@ -1396,7 +1396,8 @@ static double memory_left(char left[128])
 
 /* Refuse a world whose fields cannot fit, before allocating anything.
  * Returns 0, or 1 after saying how much it needs. */
-static int check_memory(const settings *s, const wg_job *job, int backends)
+static int check_memory(const settings *s, const wg_job *job,
+                        const wg_backend *const *chosen, int backends)
 {
     /* A running backend holds the six result fields and a second height
      * (ping-pong), and during the hydraulic stage four more (a second
@@ -1409,9 +1410,15 @@ static int check_memory(const settings *s, const wg_job *job, int backends)
     double computed = (double)wg_rect_cells(wg_job_rect(job));
     double window = (double)wg_rect_cells(wg_job_window(job));
     int region = !wg_rect_equal(wg_job_window(job), wg_job_rect(job));
-    double need = sizeof(float) *
-                  ((s->world.steps ? 11.0 : 7.0) * computed +
-                   6.0 * ((backends > 1) + region) * window);
+    double running = sizeof(float) * (s->world.steps ? 11.0 : 7.0) * computed;
+    /* A backend with memory of its own (a Vulkan device that shares the
+     * host's) says what it holds; the largest counts, since they run one
+     * after another. */
+    for (int i = 0; i < backends; i++)
+        if (chosen[i]->host_bytes && chosen[i]->host_bytes(job) > running)
+            running = chosen[i]->host_bytes(job);
+    double need = running + sizeof(float) * 6.0 *
+                                ((backends > 1) + region) * window;
     char what[256], left[128];
     if (need <= memory_left(left))
         return 0;
@@ -1904,7 +1911,7 @@ static int run(const settings *s, int argc, char **argv)
         say("warning: --check compares nothing: only scalar runs (%s)",
             s->mesh_auto ? "--mesh auto chose it for this world"
                          : "the other backends are not available here");
-    if (check_memory(s, &job, n) != 0)
+    if (check_memory(s, &job, chosen, n) != 0)
         return 1;
     lattice = malloc((size_t)WG_LATTICE_R * WG_LATTICE_R * sizeof *lattice);
     if (!lattice) {

@@ -117,6 +117,12 @@ typedef struct wg_backend {
      * (Vulkan 1.3)"), or NULL for CPU backends.  Valid until close(). */
     const char *(*device)(void *ctx);
 
+    /* The host memory, in bytes, this backend holds at its peak while it
+     * runs the job, readback included (the fields it hands over), where
+     * that is not the CPU backends' (their fields: worldgen.c's
+     * check_memory); NULL for those.  Called after probe(). */
+    double (*host_bytes)(const wg_job *job);
+
     /* How fast this backend expects to run the job, for --mesh auto: higher
      * is faster, compared between backends only.  Called before probe(),
      * which is then skipped for a backend that cannot win (probing Vulkan

@@ -902,3 +902,27 @@ WG_TEST(vulkan_sync_validation_is_on)
           n == ~0u ? ": " : "", n == ~0u ? err : "");
 #endif
 }
+
+/* A device that keeps its buffers in the host's memory (lavapipe) counts
+ * them in the memory check: a world the CPU backends' fields fit in, but
+ * not the device's twenty floats a cell, is refused before it is made. */
+WG_TEST(vulkan_memory_check_counts_a_shared_devices_buffers)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
+    return;
+#endif
+    wg_cli c = wg_cli_sh("./worldgen --list-devices");
+    int cpu = c.status == 0 && strstr(c.out, "(cpu");
+    wg_cli_free(&c);
+    if (!cpu) {
+        wg_skip("no CPU Vulkan device (lavapipe) here");
+        return;
+    }
+    c = wg_cli_sh("ulimit -v 2500000; ./worldgen --size 5000 --mesh vulkan -q --no-image "
+                  "--hydraulic 1 --erosion 1");
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 5000 needs 2.3 GiB for the fields "
+                                         "of a 5000x5000 world; its address space limit"),
+          "%d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
