@@ -21,6 +21,20 @@ void wg_check(int ok, const char *file, int line, const char *expr,
 /* Mark the running test skipped, with the reason (a missing device). */
 void wg_skip(const char *fmt, ...);
 
+/* Skip the running test, and return, in an AddressSanitizer build: its
+ * shadow memory takes terabytes of address space, so a test that limits
+ * it (ulimit -v) cannot run there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define WG_SKIP_UNDER_ASAN_ULIMIT_V()                                          \
+    do {                                                                       \
+        wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v "    \
+                "cannot apply");                                               \
+        return;                                                                \
+    } while (0)
+#else
+#define WG_SKIP_UNDER_ASAN_ULIMIT_V() ((void)0)
+#endif
+
 /* The result of running ./worldgen once. */
 typedef struct wg_cli {
     int status;  /* exit status, or 128 + signal */

@@ -239,10 +239,7 @@ WG_TEST(bench_bad_option_values)
  * read from the JSON that run left, with exit 0. */
 WG_TEST(bench_worldgen_failure_is_no_figure)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
-    return;
-#endif
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
     char cmd[4096];
     snprintf(cmd, sizeof cmd,
              "ulimit -v 1000000; '%s/scripts/bench.sh' -s '16 20000' -r 1 "

@@ -413,10 +413,7 @@ WG_TEST(pipeline_memory_check_honours_the_control_group)
  * named). */
 WG_TEST(pipeline_address_space_limit_is_checked_first)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
-    return;
-#endif
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
     wg_cli c = wg_cli_sh("ulimit -v 1000000; ./worldgen --size 20000 --no-image -q");
     CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 20000 needs 16.4 GiB for the "
                                          "fields of a 20000x20000 world; its address "

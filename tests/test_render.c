@@ -1854,10 +1854,7 @@ WG_TEST(render_without_its_threads_draws_the_same)
      * reserve a 4 GB stack under a 3 GB address-space limit), the render
      * runs every step on the caller's thread instead of waiting for it,
      * and draws the same picture, the map too. */
-#if defined(__SANITIZE_ADDRESS__)
-    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
-    return;
-#endif
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
     wg_cli c = wg_cli_sh(
         "for v in orbit map; do "
         "./worldgen --mesh scalar --size 64 --threads 2 --view $v -q "

@@ -908,10 +908,7 @@ WG_TEST(vulkan_sync_validation_is_on)
  * not the device's twenty floats a cell, is refused before it is made. */
 WG_TEST(vulkan_memory_check_counts_a_shared_devices_buffers)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    wg_skip("AddressSanitizer reserves terabytes of shadow: ulimit -v cannot apply");
-    return;
-#endif
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
     wg_cli c = wg_cli_sh("./worldgen --list-devices");
     int cpu = c.status == 0 && strstr(c.out, "(cpu");
     wg_cli_free(&c);
