@@ -637,6 +637,12 @@ WG_TEST(tiles_usage_errors)
         {"--size 100 --tile 10 -- --heightmap h.png", "sets --heightmap"},
         {"--size 100 --tile 10 -- --heightm h.png", "sets --heightmap"},
         {"--size 100 --tile 10 -- --json=j.json", "sets --json"},
+        /* -V in a cluster printed the version in every tile, and the plan
+         * kept it. */
+        {"--size 100 --tile 10 -- -qV", "worldgen option '-qV': the script runs worldgen itself"},
+        {"--size 100 --tile 10 -- -hq", "worldgen option '-hq': the script runs worldgen itself"},
+        {"--size 100 --tile 10 -- --show", "a tile makes maps, no picture or mesh (--show"},
+        {"--size 100 --tile 10 -- --gl g.glb", "a tile makes maps, no picture or mesh (--gltf"},
         {"--size 100 --tile 10 -- --sedimentmap s.tif",
          "sets --sedimentmap for each tile (give --sediment)"},
         {"--size 100 --tile 10 -- --size 5", "sets --size"},
@@ -827,5 +833,42 @@ WG_TEST(tiles_interrupted_leaves_no_temporaries)
         "bash run.sh '%s'", dir, wg_srcdir());
     CHECK(c.status == 0 && !strcmp(c.out, "int-wg \nint-par \nint-vrt \ndone \n"),
           "status %d: left behind:\n%s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A tiles' folder that fills up: each failed tile says why (worldgen's own
+ * "No space left on device"), though its log could not be written (it had
+ * said "failed: ; see" an empty log); a failed Slurm submission takes its
+ * list of tiles back (each try had left one). */
+WG_TEST(tiles_failures_say_why_and_leave_no_list)
+{
+    if (tl_ready() != 0)
+        return;
+    wg_cli c;
+    int st = tl_run(&c, "mkdir -p tl-full && mount -t tmpfs -o size=300k tmpfs tl-full");
+    wg_cli_free(&c);
+    if (st != 0) {
+        wg_skip("cannot mount a small tmpfs here (not root?)");
+    } else {
+        st = tl_run(&c, "'%s/scripts/tiles' --size 257 --tile 128 --out tl-full/t -- "
+                    "--hydraulic 20 --erosion 2 --mesh scalar", wg_srcdir());
+        CHECK(st == 1 && strstr(c.err, "FAILED (status 1): worldgen: --") &&
+                  strstr(c.err, ": No space left on device; see ") &&
+                  !strstr(c.err, "write error") && !strstr(c.err, "failed: ;"),
+              "status %d: %s%s", st, c.out, c.err);
+        wg_cli_free(&c);
+        st = tl_run(&c, "umount tl-full");
+        CHECK(st == 0, "umount: %s", c.err);
+        wg_cli_free(&c);
+    }
+    st = tl_run(&c, "command -v sbatch squeue scontrol");
+    wg_cli_free(&c);
+    if (st != 0)
+        return; /* no Slurm client here: the script says so first */
+    st = tl_run(&c, "SLURM_CONF=/nonexistent/slurm.conf '%s/scripts/tiles' --size 65 "
+                "--tile 32 --out tl-nosb --engine slurm -- --hydraulic 2 --mesh scalar; "
+                "echo \"status $?\"; ls -A tl-nosb/slurm", wg_srcdir());
+    CHECK(strcmp(c.out, "status 1\n") == 0 && strstr(c.err, "sbatch failed"),
+          "%s%s", c.out, c.err);
     wg_cli_free(&c);
 }
