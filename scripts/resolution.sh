@@ -7,7 +7,8 @@
 #   scripts/resolution.sh -- --seed 7        513 against 2049, seed 7
 #   scripts/resolution.sh --help             this text
 #
-# Everything after '--' goes to both runs.  Uses --mesh auto (the fields
+# Everything after '--' goes to both runs (not --size, --region, the maps,
+# --erosion, --hydraulic or other outputs: exit 2).  Uses --mesh auto (the fields
 # are the same on every backend).  SMALL and BIG are checked before any run:
 # sides from 2 to 65536 whose vertices meet (BIG - 1 a multiple of SMALL - 1,
 # BIG at least SMALL), else exit 2.  Exit 1 when a run or the comparison
@@ -29,6 +30,27 @@ small=513 big=2049
 [ $# -gt 0 ] && [ "$1" != -- ] && { small=$1; shift; }
 [ $# -gt 0 ] && [ "$1" != -- ] && { big=$1; shift; }
 [ "${1:-}" = -- ] && shift
+# The options after --: not those the script sets, the counts (it compares
+# each size's defaults), outputs (each run would write them again), or
+# what only prints; a prefix worldgen would take for one is refused too
+# (--height is the picture's own option).
+sets=(--size --region --heightmap --heightmap-format --watermap --erosion --hydraulic)
+outs=(--sedimentmap --normalmap --albedo --json --out --obj --gltf --show
+      --list-devices --help --version)
+for a in "$@"; do
+    [[ $a =~ ^-[A-Za-z]*[hV] ]] && usage "worldgen option '$a': the script runs worldgen itself"
+    [[ $a == --?* ]] || continue
+    name=${a%%=*}
+    [[ $name == --height ]] && continue
+    for f in "${sets[@]}"; do
+        [[ $f == "$name"* ]] &&
+            usage "worldgen option '$a' ($f): the script compares whole worlds of SMALL and BIG, with the default passes and steps of each, through maps of its own"
+    done
+    for f in "${outs[@]}"; do
+        [[ $f == "$name"* ]] &&
+            usage "worldgen option '$a': the script makes no output but its comparison ($f)"
+    done
+done
 for side in "SMALL $small" "BIG $big"; do
     name=${side% *} value=${side#* }
     [[ $value =~ ^[1-9][0-9]{0,5}$ ]] && (( value >= 2 && value <= 65536 )) ||

@@ -369,6 +369,14 @@ WG_TEST(measure_resolution_sh_checks_sizes_before_running)
         {"33 70000", "BIG '70000' is not a size from 2 to 65536"},
         {"33 65x", "BIG '65x'"},
         {"513 --seed 7", "BIG '--seed'"},
+        /* Options after -- that undo the comparison: they had given 0% (two
+         * 9x9 worlds) or 776% (a region), with exit 0. */
+        {"17 33 -- --size 9", "worldgen option '--size' (--size): the script compares "
+                              "whole worlds"},
+        {"17 33 -- --reg 0,0,10,10", "worldgen option '--reg' (--region)"},
+        {"17 33 -- --hydraulic=3", "worldgen option '--hydraulic=3' (--hydraulic)"},
+        {"17 33 -- --json r.json", "makes no output but its comparison (--json)"},
+        {"17 33 -- -qV", "worldgen option '-qV': the script runs worldgen itself"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[256];
