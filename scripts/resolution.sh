@@ -7,8 +7,8 @@
 #   scripts/resolution.sh -- --seed 7        513 against 2049, seed 7
 #   scripts/resolution.sh --help             this text
 #
-# Everything after '--' goes to both runs (not --size, --region, the maps,
-# --erosion, --hydraulic or other outputs: exit 2).  Uses --mesh auto (the fields
+# Everything after '--' goes to both runs (not --size, --region, the maps
+# or other outputs: exit 2).  Uses --mesh auto (the fields
 # are the same on every backend).  SMALL and BIG are checked before any run:
 # sides from 2 to 65536 whose vertices meet (BIG - 1 a multiple of SMALL - 1,
 # BIG at least SMALL), else exit 2.  Exit 1 when a run or the comparison
@@ -30,11 +30,10 @@ small=513 big=2049
 [ $# -gt 0 ] && [ "$1" != -- ] && { small=$1; shift; }
 [ $# -gt 0 ] && [ "$1" != -- ] && { big=$1; shift; }
 [ "${1:-}" = -- ] && shift
-# The options after --: not those the script sets, the counts (it compares
-# each size's defaults), outputs (each run would write them again), or
-# what only prints; a prefix worldgen would take for one is refused too
-# (--height is the picture's own option).
-sets=(--size --region --heightmap --heightmap-format --watermap --erosion --hydraulic)
+# The options after --: not those the script sets, outputs (each run would
+# write them again), or what only prints; a prefix worldgen would take for
+# one is refused too (--height is the picture's own option).
+sets=(--size --region --heightmap --heightmap-format --watermap)
 outs=(--sedimentmap --normalmap --albedo --json --out --obj --gltf --show
       --list-devices --help --version)
 for a in "$@"; do
@@ -44,7 +43,7 @@ for a in "$@"; do
     [[ $name == --height ]] && continue
     for f in "${sets[@]}"; do
         [[ $f == "$name"* ]] &&
-            usage "worldgen option '$a' ($f): the script compares whole worlds of SMALL and BIG, with the default passes and steps of each, through maps of its own"
+            usage "worldgen option '$a' ($f): the script compares whole worlds of SMALL and BIG, through maps of its own"
     done
     for f in "${outs[@]}"; do
         [[ $f == "$name"* ]] &&
@@ -64,8 +63,20 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cc -O2 -o "$dir/resolution" scripts/resolution.c -lm
 run() { ./worldgen --mesh auto -q --no-image "$@"; }
-run --size "$small" --erosion 0 --hydraulic 0 --heightmap "$dir/t1.pfm" "$@"
+# The terrain alone: the options without the counts given (--erosion N,
+# --er=N, --hydraulic N, ...), which would undo its 0s.
+terrain=() skip=0
+for a in "$@"; do
+    if (( skip )); then skip=0; continue; fi
+    name=${a%%=*}
+    if [[ ${#name} -ge 4 && ( --erosion == "$name"* || --hydraulic == "$name"* ) ]]; then
+        [[ $a == *=* ]] || skip=1
+        continue
+    fi
+    terrain+=("$a")
+done
+run --size "$small" --erosion 0 --hydraulic 0 --heightmap "$dir/t1.pfm" ${terrain[@]+"${terrain[@]}"}
 run --size "$small" --heightmap "$dir/h1.pfm" --watermap "$dir/w1.pfm" "$@"
 run --size "$big" --heightmap "$dir/h2.pfm" --watermap "$dir/w2.pfm" "$@"
-echo "$small against $big, the default passes and steps of each size ${*:+with $*}"
+echo "$small against $big, the default passes and steps of each size (unless given) ${*:+with $*}"
 "$dir/resolution" "$dir/t1.pfm" "$dir/h1.pfm" "$dir/w1.pfm" "$dir/h2.pfm" "$dir/w2.pfm"

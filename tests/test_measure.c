@@ -374,7 +374,7 @@ WG_TEST(measure_resolution_sh_checks_sizes_before_running)
         {"17 33 -- --size 9", "worldgen option '--size' (--size): the script compares "
                               "whole worlds"},
         {"17 33 -- --reg 0,0,10,10", "worldgen option '--reg' (--region)"},
-        {"17 33 -- --hydraulic=3", "worldgen option '--hydraulic=3' (--hydraulic)"},
+        {"17 33 -- --watermap=w.pfm", "worldgen option '--watermap=w.pfm' (--watermap)"},
         {"17 33 -- --json r.json", "makes no output but its comparison (--json)"},
         {"17 33 -- -qV", "worldgen option '-qV': the script runs worldgen itself"},
     };
