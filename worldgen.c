@@ -418,9 +418,10 @@ static int parse_float(const char *opt, const char *val, double min,
                            "%g..%g)", opt, val, min, max);
     double v = strtod(val, &end);
     /* strtod skips leading white space (\v, \f and \r too) and reads "nan"
-     * and "inf" as numbers. */
+     * and "inf" as numbers; a number too large for a double (1e999) is
+     * infinite too, with ERANGE: out of range, below. */
     if (end == val || *end || isspace((unsigned char)val[0]) ||
-        v - v != 0.0) /* nan and inf */
+        (v - v != 0.0 && errno != ERANGE)) /* nan and inf */
         return usage_error("--%s: '%s' is not a number (valid: %g..%g)", opt,
                            val, min, max);
     /* ERANGE for a tiny value (1e-310, 1e-400) means it underflowed to a
