@@ -1857,12 +1857,15 @@ static int probe_outputs(const settings *s)
     for (size_t i = 0; i < sizeof tifs / sizeof tifs[0]; i++) {
         if (!tifs[i].path || !tifs[i].tif)
             continue;
+        /* A descriptor (standard output, /dev/fd/N): as libtiff finds it;
+         * a device or a FIFO: always. */
         struct stat st;
-        int pipe = wg_outfile_is_stdout(tifs[i].path)
-                       ? wg_geotiff_needs_temporary(STDOUT_FILENO)
-                       : wg_outfile_is_device(tifs[i].path) ||
-                             (stat(tifs[i].path, &st) == 0 &&
-                              !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+        int fd = wg_outfile_descriptor(tifs[i].path);
+        int pipe = fd >= 0 ? wg_geotiff_needs_temporary(fd)
+                           : wg_outfile_is_device(tifs[i].path) ||
+                                 (stat(tifs[i].path, &st) == 0 &&
+                                  !S_ISREG(st.st_mode) &&
+                                  !S_ISDIR(st.st_mode));
         if (pipe && wg_geotiff_try_temporary(err) != 0) {
             say("--%s %s: %s", tifs[i].opt, tifs[i].path, err);
             return 1;

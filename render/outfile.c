@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -261,6 +262,12 @@ static int outfile_resolve(const char *path, outfile_target *t)
     }
 }
 
+int wg_outfile_descriptor(const char *path)
+{
+    outfile_target t;
+    return outfile_resolve(path, &t) == 0 ? t.fd : -1;
+}
+
 /* ---- opening ----------------------------------------------------------- */
 
 /* Write to descriptor fd of ours, in place: 1 through stdout itself, so
@@ -310,13 +317,18 @@ static int outfile_in_place(wg_outfile *o, const char *name, char *err)
 }
 
 /* Enter the section that no fatal signal interrupts, on whatever thread
- * it lands: the asynchronous signals blocked on this one, and the state
- * RENAMING, in which the handler of another thread leaves its signal to
- * us (outfile_leave).  If one is already killing the process, wait for
- * it. */
+ * it lands: one thread of ours at a time, the asynchronous signals blocked
+ * on it, and the state RENAMING, in which the handler of another thread
+ * leaves its signal to us (outfile_leave).  If a signal is already killing
+ * the process, wait for it. */
 static void outfile_block(sigset_t *old);
+/* The section's threads take turns (the OBJ's files finish on two at
+ * once): the state below only keeps out the signal handler, and a thread
+ * that found it taken by another would wait in pause() for ever. */
+static pthread_mutex_t outfile_section = PTHREAD_MUTEX_INITIALIZER;
 static void outfile_enter(sigset_t *old)
 {
+    pthread_mutex_lock(&outfile_section);
     outfile_block(old);
     int idle = STATE_IDLE;
     while (!atomic_compare_exchange_strong(&outfile_state, &idle,
@@ -334,6 +346,7 @@ static void outfile_leave(const sigset_t *old)
 {
     atomic_store(&outfile_state, STATE_IDLE);
     pthread_sigmask(SIG_SETMASK, old, NULL);
+    pthread_mutex_unlock(&outfile_section);
     int sig = atomic_load(&outfile_deferred);
     if (sig) {
         /* The handler set it before looking at the state: seen here, or

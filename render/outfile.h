@@ -121,6 +121,10 @@ int wg_outfile_same(const char *a, const char *b);
  * /dev/fd/1, /proc/self/fd/1, or a link to one of them? */
 int wg_outfile_is_stdout(const char *path);
 
+/* The descriptor of ours that 'path' names ("-": 1, /dev/fd/N, a link
+ * to one), or -1 where it names none. */
+int wg_outfile_descriptor(const char *path);
+
 /* Is 'path', as spelled, a descriptor ("-", /dev/stdout, /dev/fd/N,
  * /proc/self/fd/N) or a character or block device (/dev/null) itself?
  * Such a name has no folder of the user's to put files beside it in.  A

@@ -113,6 +113,22 @@ WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
     wg_cli_free(&c);
 }
 
+/* Few descriptors (ulimit -n 20): the finished outputs are named early to
+ * be closed, the OBJ's files from two threads at once (they had been able
+ * to wait for each other for ever, about one run in 200), and every run
+ * writes every file, with nothing left beside them. */
+WG_TEST(hostile_few_descriptors_write_every_output)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p fewfd && cd fewfd && ulimit -n 20 && for i in 1 2 3 4 5 6 7 8 9 10; do "
+        "  timeout 20 ../worldgen --size 65 --hydraulic 0 --erosion 0 --mesh scalar -q "
+        "    --out p.png --heightmap h.tif --obj o.obj --gltf g.glb --json j.json || "
+        "    echo \"status $?\"; done; ls -A | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "g.glb h.tif j.json o.mtl o.obj o_albedo.png p.png ") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(hostile_closed_pipe_is_quiet)
 {
     /* The reader goes away after 100 bytes: worldgen dies of SIGPIPE, the
@@ -1190,8 +1206,11 @@ WG_TEST(hostile_tmpdir_of_a_piped_tiff_is_tried_first)
         "  { TMPDIR=/nonexistent ../worldgen --size 64 --mesh scalar -q $a; echo $? > st; } "
         "    | cat > /dev/null; echo \"status $(cat st)\"; done; "
         "TMPDIR=/nonexistent ../worldgen --size 64 --mesh scalar -q --heightmap - "
-        "--heightmap-format tif > h.tif; echo \"file $? $(test -s h.tif && echo written)\"");
-    CHECK(strcmp(c.out, "status 1\nstatus 1\nstatus 1\nfile 0 written\n") == 0, "%s %s",
+        "--heightmap-format tif > h.tif; echo \"file $? $(test -s h.tif && echo written)\"; "
+        "TMPDIR=/nonexistent ../worldgen --size 64 --mesh scalar -q --heightmap /dev/fd/3 "
+        "--heightmap-format tif 3> h3.tif; echo \"fd $? $(test -s h3.tif && echo written)\"");
+    CHECK(strcmp(c.out, "status 1\nstatus 1\nstatus 1\nfile 0 written\nfd 0 written\n") == 0,
+          "%s %s",
           c.out, c.err);
     const char *want[] = {"worldgen: --heightmap -: cannot make a temporary file in "
                           "/nonexistent for the TIFF: No such file or directory\n",
