@@ -897,6 +897,22 @@ static void warn_idle_options(const settings *s)
     if (dot && dot != base && strcasecmp(dot, ".png") != 0)
         say("warning: --out '%s': the picture is a "
             "PNG whatever the name says", s->out);
+    /* A map's name whose extension says another format than the one
+     * --heightmap-format gave it. */
+    const struct { const char *opt, *path; wg_hm_format f; } maps[] = {
+        {"heightmap", s->heightmap, s->heightmap_format},
+        {"watermap", s->watermap, s->watermap_format},
+        {"sedimentmap", s->sedimentmap, s->sedimentmap_format},
+    };
+    static const char *const upper[] = {"", "PFM", "PNG", "R16", "TIFF"};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+        wg_hm_format named =
+            maps[i].path ? wg_heightmap_format_of_path(maps[i].path) : WG_HM_NONE;
+        if (named != WG_HM_NONE && named != maps[i].f)
+            say("warning: --%s '%s': the map is %s (--heightmap-format) "
+                "whatever the name says", maps[i].opt, maps[i].path,
+                upper[maps[i].f]);
+    }
     /* The same for the glTF, which is binary: a .gltf file is read as the
      * JSON form by every importer, and this one would not parse. */
     base = s->gltf ? strrchr(s->gltf, '/') : NULL;
@@ -1174,14 +1190,6 @@ static int parse_args(int argc, char **argv, settings *s)
         if (!maps[i].path)
             continue;
         *maps[i].f = given;
-        /* A name whose extension says another format gets the given one,
-         * as --out's name does, with a warning (not a device's name). */
-        const wg_hm_format named = wg_heightmap_format_of_path(maps[i].path);
-        static const char *const upper[] = {"", "PFM", "PNG", "R16", "TIFF"};
-        if (given != WG_HM_NONE && named != WG_HM_NONE && named != given)
-            say("warning: --%s '%s': the map is %s (--heightmap-format) "
-                "whatever the name says", maps[i].opt, maps[i].path,
-                upper[given]);
         if (*maps[i].f != WG_HM_NONE)
             continue;
         if (strcmp(maps[i].path, "-") == 0)
@@ -1324,7 +1332,7 @@ static double cgroup_left(const char *root, const char *group,
  * says which. */
 static double available_bytes(const char **limit)
 {
-    *limit = "this machine has %.1f GiB available";
+    *limit = "this machine has %.2f GiB available";
     FILE *fp = fopen("/proc/meminfo", "r");
     char line[4096];
     unsigned long long kib = 0;
@@ -1357,7 +1365,7 @@ static double available_bytes(const char **limit)
                                "memory.limit_in_bytes", "memory.usage_in_bytes");
         if (left >= 0 && left < have) {
             have = left;
-            *limit = "its control group lets it have %.1f GiB more";
+            *limit = "its control group lets it have %.2f GiB more";
         }
     }
     if (fp)
@@ -1376,7 +1384,7 @@ static double available_bytes(const char **limit)
         left = left > 0 ? left : 0;
         if (left < have) {
             have = left;
-            *limit = "its address space limit (ulimit -v) leaves %.1f GiB";
+            *limit = "its address space limit (ulimit -v) leaves %.2f GiB";
         }
     }
     return have;
@@ -1424,7 +1432,7 @@ static int check_memory(const settings *s, const wg_job *job,
     if (need <= memory_left(left))
         return 0;
     wg_job_describe(job, what, sizeof what);
-    say("--size %" PRIu32 "%s%s needs %.1f GiB for "
+    say("--size %" PRIu32 "%s%s needs %.2f GiB for "
         "the fields of %s; %s%s",
         s->world.size, s->region_arg ? " --region " : "",
         s->region_arg ? s->region_arg : "", need / 1073741824.0, what,

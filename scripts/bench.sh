@@ -197,7 +197,7 @@ runs=$((10#$r))
 # is no list of files), each once; 'all' is every one (as no -b), and
 # 'auto' is none in particular, so not a column of the table.
 if [ -n "$backends" ]; then
-    read -ra b_list <<< "${backends//,/ }"
+    read -ra b_list <<< "$(printf %s "$backends" | tr ",\n\t" "   ")"
     b_given=$backends backends=""
     for b in "${b_list[@]}"; do
         case $b in
