@@ -819,6 +819,29 @@ static int bad_option(const char *arg, int opt)
 
 /* Warn about options given that will change nothing in this run, so a
  * user does not wonder why they had no effect. */
+/* The maps a run writes: each one's option, path (NULL: not asked for)
+ * and format.  The height, water and sediment maps' formats are settled
+ * by parse_args (--heightmap-format, else the extension); the normal
+ * map's and the albedo's are their extension's. */
+typedef struct map_output {
+    const char *opt, *path;
+    wg_hm_format f;
+} map_output;
+enum { MAP_OUTPUTS = 5, MAP_HEIGHT_LIKE = 3 };
+
+static void map_outputs(const settings *s, map_output m[MAP_OUTPUTS])
+{
+    m[0] = (map_output){"heightmap", s->heightmap, s->heightmap_format};
+    m[1] = (map_output){"watermap", s->watermap, s->watermap_format};
+    m[2] = (map_output){"sedimentmap", s->sedimentmap, s->sedimentmap_format};
+    m[3] = (map_output){"normalmap", s->normalmap,
+                        s->normalmap ? wg_heightmap_format_of_path(s->normalmap)
+                                     : WG_HM_NONE};
+    m[4] = (map_output){"albedo", s->albedo,
+                        s->albedo ? wg_heightmap_format_of_path(s->albedo)
+                                  : WG_HM_NONE};
+}
+
 static void warn_idle_options(const settings *s)
 {
     static const int camera[] = {OPT_WIDTH, OPT_HEIGHT, OPT_AA, OPT_AZIMUTH,
@@ -899,13 +922,10 @@ static void warn_idle_options(const settings *s)
             "PNG whatever the name says", s->out);
     /* A map's name whose extension says another format than the one
      * --heightmap-format gave it. */
-    const struct { const char *opt, *path; wg_hm_format f; } maps[] = {
-        {"heightmap", s->heightmap, s->heightmap_format},
-        {"watermap", s->watermap, s->watermap_format},
-        {"sedimentmap", s->sedimentmap, s->sedimentmap_format},
-    };
+    map_output maps[MAP_OUTPUTS];
+    map_outputs(s, maps);
     static const char *const upper[] = {"", "PFM", "PNG", "R16", "TIFF"};
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) {
+    for (size_t i = 0; i < MAP_HEIGHT_LIKE; i++) {
         wg_hm_format named =
             maps[i].path ? wg_heightmap_format_of_path(maps[i].path) : WG_HM_NONE;
         if (named != WG_HM_NONE && named != maps[i].f)
@@ -1222,23 +1242,17 @@ static int parse_args(int argc, char **argv, settings *s)
      * world is made. */
     const uint32_t mw = s->region.w ? s->region.w : s->world.size,
                    mh = s->region.w ? s->region.h : s->world.size;
-    const struct { const char *opt, *path; int png; } pngs[] = {
-        {"heightmap", s->heightmap, s->heightmap_format == WG_HM_PNG},
-        {"watermap", s->watermap, s->watermap_format == WG_HM_PNG},
-        {"sedimentmap", s->sedimentmap, s->sedimentmap_format == WG_HM_PNG},
-        {"normalmap", s->normalmap,
-         s->normalmap && wg_heightmap_format_of_path(s->normalmap) == WG_HM_PNG},
-        {"albedo", s->albedo,
-         s->albedo && wg_heightmap_format_of_path(s->albedo) == WG_HM_PNG},
-    };
-    for (size_t i = 0; i < sizeof pngs / sizeof pngs[0]; i++)
-        if (pngs[i].path && pngs[i].png && (mw > WG_PNG_MAX || mh > WG_PNG_MAX))
+    map_output pngs[MAP_OUTPUTS];
+    map_outputs(s, pngs);
+    for (size_t i = 0; i < MAP_OUTPUTS; i++)
+        if (pngs[i].path && pngs[i].f == WG_HM_PNG &&
+            (mw > WG_PNG_MAX || mh > WG_PNG_MAX))
             return usage_error("--%s %s: a PNG of %" PRIu32 " x %" PRIu32
                                " pixels; PNG readers (libpng, GDAL) open at "
                                "most %d a side (valid: up to %d, or write "
                                ".tif%s)", pngs[i].opt, pngs[i].path, mw, mh,
                                WG_PNG_MAX, WG_PNG_MAX,
-                               i < 3 ? ", .pfm or .r16" : "");
+                               i < MAP_HEIGHT_LIKE ? ", .pfm or .r16" : "");
     if (!s->out_given && !s->show &&
         (s->heightmap || s->watermap || s->sedimentmap || s->json || s->obj ||
          s->gltf || s->normalmap || s->albedo || s->region.w))
@@ -1850,20 +1864,10 @@ static int probe_outputs(const settings *s)
         }
     /* A GeoTIFF to a pipe or a device is made in a temporary file under
      * $TMPDIR first (libtiff seeks): try that folder too. */
-    const struct {
-        const char *opt, *path;
-        int tif;
-    } tifs[] = {
-        {"heightmap", s->heightmap, s->heightmap_format == WG_HM_TIF},
-        {"watermap", s->watermap, s->watermap_format == WG_HM_TIF},
-        {"sedimentmap", s->sedimentmap, s->sedimentmap_format == WG_HM_TIF},
-        {"normalmap", s->normalmap, s->normalmap &&
-         wg_heightmap_format_of_path(s->normalmap) == WG_HM_TIF},
-        {"albedo", s->albedo, s->albedo &&
-         wg_heightmap_format_of_path(s->albedo) == WG_HM_TIF},
-    };
-    for (size_t i = 0; i < sizeof tifs / sizeof tifs[0]; i++) {
-        if (!tifs[i].path || !tifs[i].tif)
+    map_output tifs[MAP_OUTPUTS];
+    map_outputs(s, tifs);
+    for (size_t i = 0; i < MAP_OUTPUTS; i++) {
+        if (!tifs[i].path || tifs[i].f != WG_HM_TIF)
             continue;
         /* A descriptor (standard output, /dev/fd/N): as libtiff finds it;
          * a device or a FIFO: always. */
