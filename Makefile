@@ -74,9 +74,12 @@ $(shell mkdir -p build; [ "$$(cat build/flavour 2>/dev/null)" = "$(FLAVOUR)" ] |
 # included one was rewritten, so the goals are then built with the new
 # answer.  Not under -n, which would otherwise install the packages (make
 # runs what remakes an included makefile even then).  Goals that build
-# nothing (clean, deps alone) skip it.
+# nothing (clean, deps alone) skip it.  'include', not '-include': when
+# deps-install fails while it remakes the file, make stops there and names
+# that rule, where '-include' went on to say "No rule to make target
+# 'deps-install'", hiding the real failure.
 ifneq ($(filter-out clean deps deps-install,$(or $(MAKECMDGOALS),all)),)
--include build/config.mk
+include build/config.mk
 endif
 build/config.mk: FORCE $(if $(findstring n,$(firstword -$(MAKEFLAGS))),,$(if $(filter deps,$(MAKECMDGOALS)),deps-install))
 	@mkdir -p $(dir $@)
@@ -264,21 +267,29 @@ deps-install:
 	  grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then echo "deps: all installed"; else \
 	  echo "deps: installing" $$missing; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	    apt-get install -y -qq --no-install-recommends $$missing; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends $$missing; } || { \
+	  echo "deps: apt-get could not install $$missing (its reason is above)" >&2; \
+	  exit 1; }; \
 	fi
 	@# npm: Debian's package, unless the nodejs installed brings its own
 	@# (NodeSource's does, and conflicts with Debian's npm).
 	@command -v npm >/dev/null || { echo "deps: installing npm"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-	    apt-get install -y -qq --no-install-recommends npm; }
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq --no-install-recommends npm; } || { \
+	  echo "deps: apt-get could not install npm (its reason is above)" >&2; \
+	  exit 1; }; }
 	@# The Khronos glTF validator, for tests/gltf_validate.js, under build/npm.
 	@v=2.0.0-dev.3.10; \
 	if grep -qs "\"version\": \"$$v\"" build/npm/node_modules/gltf-validator/package.json; then \
 	  echo "deps: gltf-validator installed"; else \
 	  echo "deps: installing gltf-validator $$v (npm, under build/npm)"; \
-	  mkdir -p build/npm && npm install --prefix build/npm --loglevel=error \
-	    --no-audit --no-fund --save-exact gltf-validator@$$v; \
+	  { mkdir -p build/npm && npm install --prefix build/npm --loglevel=error \
+	    --no-audit --no-fund --save-exact gltf-validator@$$v; } || { \
+	  echo "deps: npm could not install gltf-validator $$v from" \
+	    "$$(npm config get registry) (its reason is above; behind a proxy" \
+	    "that signs with its own CA, give npm that CA: npm config set cafile FILE," \
+	    "or NODE_EXTRA_CA_CERTS=FILE); the glTF tests need it" >&2; exit 1; }; \
 	fi
 
 clean:

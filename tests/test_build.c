@@ -146,6 +146,56 @@ WG_TEST(build_follows_its_configuration)
 #undef BUILD_IN_TREE
 }
 
+/* 'make deps run' where an install fails (apt-get, then npm with the
+ * packages in place) stops with that step's reason and the rule's name:
+ * GNU make had gone on to say "No rule to make target 'deps-install'" (the
+ * included build/config.mk, remade after deps-install, was optional), so a
+ * new user behind an npm proxy saw a Makefile bug, not npm's refusal. */
+WG_TEST(build_failed_deps_says_what_failed)
+{
+#ifdef BUILD_TEST_SANITIZED
+    wg_skip("checks the Makefile, not the code: the plain suite runs it");
+    return;
+#endif
+    wg_cli c = build_sh(
+        "set -e; rm -rf deps; mkdir deps deps/fake; cd deps; "
+        "tar -C '%s' --exclude=./.git --exclude=./build --exclude=./worldgen "
+        "    --exclude=./tests/run -cf - . | (mkdir tree && tar -C tree -xf -); "
+        "printf '#!/bin/sh\ncase \"$3\" in jq) [ -e %%s/apt-ok ] || exit 1;; esac\n"
+        "echo install ok installed\n' \"$PWD\" > fake/dpkg-query; "
+        "printf '#!/bin/sh\n[ -e %%s/apt-ok ] && exit 0\n"
+        "echo \"E: Unable to locate package jq\" >&2; exit 100\n' \"$PWD\" > fake/apt-get; "
+        "printf '#!/bin/sh\n[ \"$1\" = config ] && { echo https://registry.example/; exit 0; }\n"
+        "echo \"npm error code SELF_SIGNED_CERT_IN_CHAIN\" >&2; exit 1\n' > fake/npm; "
+        "chmod +x fake/*",
+        wg_srcdir());
+    int ready = c.status == 0;
+    CHECK(ready, "could not copy the tree or make the stand-ins: %s", c.err);
+    wg_cli_free(&c);
+    if (!ready) /* never 'make deps' without the stand-ins */
+        return;
+#define BUILD_IN_TREE "cd deps/tree && PATH=$PWD/../fake:$PATH "
+    c = build_sh(BUILD_IN_TREE "make deps run 2>&1");
+    CHECK(c.status == 2 && strstr(c.out, "E: Unable to locate package jq") &&
+              strstr(c.out, "deps: apt-get could not install jq") &&
+              strstr(c.out, "deps-install] Error 1") &&
+              !strstr(c.out, "No rule to make target"),
+          "apt-get failing: status %d: %s", c.status, build_tail(c.out, 3000));
+    CHECK(!strstr(c.out, "cc "), "it built after deps failed: %s",
+          build_tail(c.out, 3000));
+    wg_cli_free(&c);
+    c = build_sh("touch deps/apt-ok; " BUILD_IN_TREE "make deps run 2>&1");
+    CHECK(c.status == 2 && strstr(c.out, "SELF_SIGNED_CERT_IN_CHAIN") &&
+              strstr(c.out, "deps: npm could not install gltf-validator") &&
+              strstr(c.out, "https://registry.example/") &&
+              strstr(c.out, "cafile") &&
+              strstr(c.out, "deps-install] Error 1") &&
+              !strstr(c.out, "No rule to make target"),
+          "npm failing: status %d: %s", c.status, build_tail(c.out, 3000));
+    wg_cli_free(&c);
+#undef BUILD_IN_TREE
+}
+
 /* The next command of a script or a ```sh block from *p on, without its
  * comment and trailing blanks, into out[len]: skips blank and comment
  * lines, and the shell's own set-up (set, cd, export).  0 at the end (or
