@@ -589,6 +589,37 @@ WG_TEST(tiles_mosaic_geotransform_is_the_whole_runs_to_the_bit)
     wg_cli_free(&c);
 }
 
+/* A GeoTIFF mosaic says what the whole run's GeoTIFF says: PixelIsPoint,
+ * and the run's options and version, so `gdal_translate height.vrt
+ * world.tif` is the whole run's map in its metadata too.  gdalbuildvrt
+ * carries no metadata: the mosaic read as AREA_OR_POINT=Area, and the
+ * GeoTIFF made of it said PixelIsArea where the whole run's said
+ * PixelIsPoint. */
+WG_TEST(tiles_mosaic_metadata_is_the_whole_runs)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-meta");
+    wg_cli c;
+    int st = tl_run(&c, "'%s/scripts/tiles' --size 8 --tile 3 -q --sediment "
+                    "--out '%s' -- --erosion 1 --hydraulic 1 --mesh scalar "
+                    ">/dev/null && ./worldgen --size 8 --erosion 1 "
+                    "--hydraulic 1 --mesh scalar -q --no-image --heightmap "
+                    "'%s/h.tif' --watermap '%s/w.tif' --sedimentmap "
+                    "'%s/s.tif' && cd '%s' && md() { gdalinfo \"$1\" | sed -n "
+                    "'/^Metadata:/,/^[A-Z]/p' | grep '^  '; } && "
+                    "for k in height water sediment; do f=$(echo $k | cut -c1); "
+                    "gdal_translate -q $k.vrt $k.tif && md $f.tif >$k.want && "
+                    "grep -q AREA_OR_POINT=Point $k.want && md $k.vrt | "
+                    "diff $k.want - && md $k.tif | diff $k.want - || exit 1; "
+                    "done",
+                    wg_srcdir(), dir, dir, dir, dir, dir);
+    CHECK(st == 0 && !c.out[0], "status %d: the whole run's metadata, "
+          "then the mosaic's:\n%s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* An .r16 mosaic unscaled is the whole run's .r16 unscaled, to the bit.
  * gdalbuildvrt (GDAL 3.6) writes a band's <Scale> and <Offset> with 16
  * digits, and 1/65535 and -32768/65535 need 17: the sediment's offset
