@@ -472,11 +472,18 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3]);
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                 const float n[3], float lit);
 
-/* How much of the sun reaches each vertex of the field, 0 (none) to 255
- * (all), in one sweep across the grid from the sun's side: lit[N*N].
+/* How far each vertex of the field clears the sight line toward the sun,
+ * in one sweep across the grid from the sun's side: lit[N*N], 0 deep in
+ * shadow, 255 fully lit, the edge of the shadow at 2/5 and full light from
+ * 3/5 (shade.c's SHADE_LIT_REACH; the shader interpolates it and takes the
+ * light from it per point, so the edge runs between the vertices).
  * Returns 0, or -1 when out of memory. */
 int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
                     uint8_t *lit);
+
+/* The sun's share, 0..1, at a value of wg_shadow_sweep's lit (or one
+ * interpolated between vertices). */
+float wg_sunlit(float lit);
 
 /* Linear 0..1 to 8-bit sRGB. */
 uint8_t wg_srgb8(float linear);

@@ -225,6 +225,32 @@ uint8_t wg_srgb8(float x)
  * over one step.  O(N^2) for any sun, against O(N^3) for marching a ray
  * from every vertex. */
 
+/* What the sweep keeps at a vertex is its clearance t under the sight
+ * line toward the sun, in penumbras (0: the edge of the shadow, 1: fully
+ * lit), clamped to [-SHADE_LIT_REACH, 1 + SHADE_LIT_REACH] and scaled to a
+ * byte; a point shaded takes the smoothstep of the clearance interpolated
+ * from its triangle's corners.  Interpolating the light itself (0 or 1 at
+ * almost every vertex) drew each shadow's edge along the triangles' edges,
+ * a comb of teeth a cell apart along every shadow of a low sun; the
+ * clearance interpolated crosses zero on one line through each triangle,
+ * so the edge runs between the vertices where the sight line does. */
+#define SHADE_LIT_REACH 4.0f
+#define SHADE_LIT_SCALE (255.0f / (1.0f + 2.0f * SHADE_LIT_REACH))
+
+/* The sunlit fraction for a clearance byte interpolated (0..255). */
+static inline float shade_lit(float q)
+{
+    float t = q * (1.0f / SHADE_LIT_SCALE) - SHADE_LIT_REACH;
+    t = 0.5f * (t + fabsf(t));
+    t = 0.5f * ((t + 1.0f) - fabsf(t - 1.0f));
+    return t * t * (3.0f - 2.0f * t);
+}
+
+float wg_sunlit(float q)
+{
+    return shade_lit(q);
+}
+
 /* One vertex of the sweep, of height hv, at 'at' along its line: its lit
  * and its top.  Its sun-side line's top at position a is prev[a - base]
  * (prev NULL on the first line). */
@@ -241,8 +267,12 @@ static inline float shade_sweep_one(const float *prev, ptrdiff_t base,
         float t1 = prev[(ptrdiff_t)a + 1 - base];
         horizon = t0 + (t1 - t0) * f - rise;
     }
-    *lit = (uint8_t)(255.0f * wg_smoothstep((hv - horizon) / soft + 1.0f) +
-                     0.5f);
+    /* The clearance in penumbras, not the light: shade_field interpolates
+     * it and takes the smoothstep per point (SHADE_LIT_REACH). */
+    float t = (hv - horizon) / soft + 1.0f;
+    t = t < -SHADE_LIT_REACH ? -SHADE_LIT_REACH
+        : t > 1.0f + SHADE_LIT_REACH ? 1.0f + SHADE_LIT_REACH : t;
+    *lit = (uint8_t)((t + SHADE_LIT_REACH) * SHADE_LIT_SCALE + 0.5f);
     return hv > horizon ? hv : horizon;
 }
 
@@ -447,7 +477,7 @@ shade_field(const shade_ctx *c, uint32_t cx, uint32_t cy, int half, float u,
         nz += f->nz[i[k]] * wt[k];
         ll += (float)c->lit[i[k]] * wt[k];
     }
-    ll *= 1.0f / 255.0f;
+    ll = shade_lit(ll);
     float l = 1.0f / sqrtf(nx * nx + ny * ny + nz * nz);
     g->n[0] = nx * l;
     g->n[1] = ny * l;

@@ -543,14 +543,25 @@ WG_TEST(render_shadow_sweep_behind_a_ridge)
         wg_palette_make(&p, 0.25f, sweep ? 80.0f : 90.0f, 20);
         CHECK(wg_shadow_sweep(&p, h, n, lit) == 0);
         uint32_t y = 40;
-        CHECK(lit[y * n + 40] == 255 && lit[y * n + 64] == 255, "east is lit");
-        CHECK(lit[y * n + 31] == 0 && lit[y * n + 20] == 0 && lit[y * n + 8] < 64,
-              "behind the wall: %d %d %d", lit[y * n + 31], lit[y * n + 20],
-              lit[y * n + 8]);
-        CHECK(lit[y * n + 0] > 192, "beyond the shadow: %d", lit[y * n]);
+        /* The sweep keeps the clearance; the light is wg_sunlit's. */
+        float l[65];
+        for (uint32_t x = 0; x < n; x++)
+            l[x] = wg_sunlit(lit[y * n + x]);
+        CHECK(l[40] == 1.0f && l[64] == 1.0f, "east is lit: %g %g", l[40],
+              l[64]);
+        CHECK(l[31] == 0.0f && l[20] == 0.0f && l[8] < 0.25f,
+              "behind the wall: %g %g %g", l[31], l[20], l[8]);
+        CHECK(l[0] > 0.75f, "beyond the shadow: %g", l[0]);
+        /* Interpolated, the edge falls between the vertices. */
+        uint32_t edge = 1;
+        while (edge < 31 && l[edge] > 0.0f)
+            edge++;
+        float mid = 0.5f * ((float)lit[y * n + edge - 1] + lit[y * n + edge]);
+        CHECK(wg_sunlit(mid) > 0.0f || l[edge - 1] < 0.5f,
+              "the clearance interpolates: %g %g", l[edge - 1], l[edge]);
     }
     wg_palette_make(&p, 0.25f, 90, -5); /* night */
-    CHECK(wg_shadow_sweep(&p, h, n, lit) == 0 && lit[100] == 0);
+    CHECK(wg_shadow_sweep(&p, h, n, lit) == 0 && wg_sunlit(lit[100]) == 0.0f);
     free(h);
     free(lit);
 }
