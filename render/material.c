@@ -162,17 +162,21 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
     if (sed < -MAT_SCOUR)
         c = wg_mix(c, m->gravel,
                    0.5f * mat_step((-sed - MAT_SCOUR) * (1.0f / MAT_SCOUR)));
-    if (ny < MAT_NY_HI)
-        c = wg_mix(c, m->rock, mat_step((MAT_NY_HI - ny) *
-                                        (1.0f / (MAT_NY_HI - MAT_NY_LO))));
+    float steep = 0.0f;
+    if (ny < MAT_NY_HI) {
+        steep = mat_step((MAT_NY_HI - ny) * (1.0f / (MAT_NY_HI - MAT_NY_LO)));
+        c = wg_mix(c, m->rock, steep);
+    }
 
     /* Deposited sediment: a thin layer is soil that plants soon grow on
-     * again (a tint), a thick one (bars, fans, deltas) bare sand. */
+     * again (a tint), a thick one (bars, fans, deltas) bare sand; neither
+     * stays where the ground is rock for steepness (the field's deposits
+     * on slopes had drawn brown ovals over the grey of rock faces). */
     if (sed > MAT_DEPOSIT) {
         float dep = mat_step((sed - MAT_DEPOSIT) * (1.0f / MAT_DEPOSIT));
         float thick = mat_step((sed - MAT_THICK) * (1.0f / MAT_THICK));
         c = wg_mix(c, wg_mix(m->soil, m->sand, thick),
-                   dep * (0.4f + 0.45f * thick));
+                   dep * (0.4f + 0.45f * thick) * (1.0f - steep));
     }
 
     /* Under open water nothing grows: the bed is silt where the water lies
