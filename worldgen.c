@@ -112,6 +112,7 @@ typedef struct settings {
     wg_render_opts render;         /* the picture: camera, sun, size */
     const char *out;               /* --out FILE, "-" for stdout */
     int out_given;                 /* --out was on the command line */
+    int distance_given;            /* --distance was on the command line */
     int no_image;                  /* --no-image: no picture at all */
     const char *obj;               /* --obj FILE, or NULL */
     const char *gltf;              /* --gltf FILE.glb, or NULL */
@@ -283,7 +284,8 @@ static void usage(FILE *fp)
 "      --elevation DEG      camera height angle, -89..89 (default 25; below 0\n"
 "                           looks up at the terrain from beneath)\n"
 "      --distance D         camera distance from the look point, 0.1..1000\n"
-"                           (default 9.5; the terrain spans 6)\n"
+"                           (default 9.5, or as far as the whole block needs\n"
+"                           to fit the picture; the terrain spans 6)\n"
 "      --fov DEG            vertical field of view, 1..150 (default 45)\n"
 "      --look Y             height of the point looked at, -10..10 (default 0.2)\n"
 "      --sun-azimuth DEG    sun bearing, -360..360 (default 290)\n"
@@ -970,6 +972,21 @@ static int act(int action)
     return 0;
 }
 
+/* The orbit camera's distance when --distance is not given: the
+ * default's, unless the block (6 units across, from its floor to the
+ * highest a field can reach, 1) would then reach past the frame; then the
+ * least that keeps it 4% of the half-frame inside, rounded up to a
+ * hundredth so the picture's provenance says it short and exactly. */
+static float fitted_distance(const wg_render_opts *o)
+{
+    const float lo[3] = {-3.0f, WG_BLOCK_FLOOR, -3.0f};
+    const float hi[3] = {3.0f, 1.0f, 3.0f};
+    const float fit = wg_camera_fit(&o->cam, o->width, o->height, lo, hi, 0.04f);
+    const double d = ceil((double)fit * 100.0) / 100.0;
+    const float dflt = wg_render_defaults.cam.distance;
+    return d > (double)dflt ? (float)d : dflt;
+}
+
 static int parse_args(int argc, char **argv, settings *s)
 {
     *s = defaults;
@@ -1128,6 +1145,7 @@ static int parse_args(int argc, char **argv, settings *s)
         case OPT_DISTANCE:
             rc = parse_float("distance", optarg, 0.1, 1000,
                              &s->render.cam.distance);
+            s->distance_given = 1;
             break;
         case OPT_FOV:
             rc = parse_float("fov", optarg, 1, 150, &s->render.cam.fov);
@@ -1197,6 +1215,11 @@ static int parse_args(int argc, char **argv, settings *s)
         s->world.passes = wg_default_passes(s->world.size);
     if (!s->steps_given)
         s->world.steps = wg_default_steps(s->world.size);
+    /* Nor a distance: the default, or farther where the whole block would
+     * not fit the frame (a camera high above it, a narrow --fov, a tall
+     * picture) and was cut at the frame's edges. */
+    if (!s->distance_given)
+        s->render.cam.distance = fitted_distance(&s->render);
 
     /* A map's format: --heightmap-format for '-' or to override, else its
      * extension. */

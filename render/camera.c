@@ -66,3 +66,27 @@ void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3])
     out[1] = d[0] * v->up[0] + d[1] * v->up[1] + d[2] * v->up[2];
     out[2] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
 }
+
+float wg_camera_fit(const wg_camera *c, uint32_t w, uint32_t h,
+                    const float lo[3], const float hi[3], float margin)
+{
+    /* The camera at the look point: a corner's depth at distance D is its
+     * depth here plus D, and its x and y do not change with D. */
+    wg_camera at = *c;
+    at.distance = 0.0f;
+    wg_eye v;
+    wg_eye_make(&v, &at, w, h);
+    double ty = tan(0.5 * c->fov * camera_rad) * (1.0 - margin);
+    double tx = ty * (double)w / (double)h;
+    double need = 0.0;
+    for (int k = 0; k < 8; k++) {
+        float p[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1],
+                      k & 4 ? hi[2] : lo[2]}, q[3];
+        wg_eye_to_camera(&v, p, q);
+        double dx = fabs((double)q[0]) / tx - (double)q[2];
+        double dy = fabs((double)q[1]) / ty - (double)q[2];
+        need = dx > need ? dx : need;
+        need = dy > need ? dy : need;
+    }
+    return (float)need;
+}

@@ -209,6 +209,13 @@ typedef struct wg_eye {
  * can't fail: the CLI keeps elevation within (-90, 90). */
 void wg_eye_make(wg_eye *v, const wg_camera *c, uint32_t w, uint32_t h);
 
+/* The least distance at which camera c (its own distance aside) sees the
+ * whole box lo..hi (world coordinates) inside a w x h picture, each side
+ * of the frame kept 'margin' (a share of the half-frame, 0..1) clear.
+ * This function can't fail. */
+float wg_camera_fit(const wg_camera *c, uint32_t w, uint32_t h,
+                    const float lo[3], const float hi[3], float margin);
+
 /* A world point in camera space: x right, y up, z the depth ahead. */
 void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3]);
 

@@ -1918,3 +1918,80 @@ WG_TEST(render_threads_beyond_cores_and_strips)
         }
     wg_fields_free(&f);
 }
+
+/* wg_camera_fit: at the distance it gives, every corner of the box is
+ * inside the frame less its margin, and one is on that margin (a nearer
+ * camera would cut the box), for cameras high and low, narrow and wide,
+ * in wide and tall pictures. */
+WG_TEST(render_camera_fit_keeps_the_block_inside)
+{
+    static const float cams[][6] = {
+        /* azimuth, elevation, fov, look, width, height */
+        {215, 25, 45, 0.2f, 800, 600}, {215, 89, 45, 0.2f, 800, 600},
+        {0, 60, 20, 0.0f, 640, 480},   {130, -40, 90, 1.5f, 300, 900},
+        {300, 5, 10, -2.0f, 1920, 1080}, {45, 89, 150, 0.2f, 64, 64},
+    };
+    const float lo[3] = {-3.0f, WG_BLOCK_FLOOR, -3.0f}, hi[3] = {3, 1, 3};
+    const float margin = 0.04f;
+    for (size_t i = 0; i < sizeof cams / sizeof cams[0]; i++) {
+        wg_camera c = {.azimuth = cams[i][0], .elevation = cams[i][1],
+                       .fov = cams[i][2], .look = cams[i][3]};
+        const uint32_t w = (uint32_t)cams[i][4], h = (uint32_t)cams[i][5];
+        c.distance = wg_camera_fit(&c, w, h, lo, hi, margin);
+        CHECK(c.distance > 0.0f, "camera %zu: %g", i, c.distance);
+        /* How far out of the frame less its margin the box reaches at a
+         * distance (in half-frames: > 0 is cut). */
+        double out[2];
+        for (int k = 0; k < 2; k++) {
+            wg_camera at = c;
+            at.distance = c.distance * (k ? 0.99f : 1.0f);
+            wg_eye v;
+            wg_eye_make(&v, &at, w, h);
+            out[k] = -1.0;
+            for (int j = 0; j < 8; j++) {
+                float p[3] = {j & 1 ? hi[0] : lo[0], j & 2 ? hi[1] : lo[1],
+                              j & 4 ? hi[2] : lo[2]}, q[3];
+                wg_eye_to_camera(&v, p, q);
+                double sx = fabs(q[0] / q[2] * v.focal) / v.cx;
+                double sy = fabs(q[1] / q[2] * v.focal) / v.cy;
+                double m = (sx > sy ? sx : sy) - (1.0 - margin);
+                out[k] = q[2] <= 0.0f ? 1.0 : m > out[k] ? m : out[k];
+            }
+        }
+        CHECK(out[0] <= 1e-4 && out[0] > -1e-3,
+              "camera %zu at %g: the box reaches %g past the margin", i,
+              c.distance, out[0]);
+        CHECK(out[1] > 0.0, "camera %zu 1%% nearer: %g, not cut", i, out[1]);
+    }
+}
+
+/* Without --distance the camera stands at 9.5, or farther where the whole
+ * block would not fit the picture: --elevation 60 cut the block's far and
+ * near corners, 89 its top and bottom.  The distance used is in the
+ * picture's provenance; a --distance given is kept. */
+WG_TEST(render_default_distance_fits_the_block)
+{
+    static const struct { const char *args, *want; } runs[] = {
+        {"", "--distance 9.5 "},
+        {"--elevation 60", "--distance 11.32 "},
+        {"--fov 20", "--distance 19.52 "},
+        {"--elevation 60 --distance 9.5", "--distance 9.5 "},
+        {"--elevation 60 --distance 30", "--distance 30 "},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "./worldgen --size 9 --mesh scalar -q "
+                 "--width 800 --height 600 --aa 1 %s --out fit.png",
+                 runs[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 0, "%s: %s", cmd, c.err);
+        wg_cli_free(&c);
+        char path[512], text[2048] = "";
+        snprintf(path, sizeof path, "%s/fit.png", wg_tmpdir());
+        uint32_t w = 0, h = 0;
+        uint8_t *px = wg_read_png(path, 8, 3, &w, &h, text, sizeof text);
+        CHECK(px && strstr(text, runs[i].want), "'%s': wanted '%s' in %s",
+              runs[i].args, runs[i].want, text);
+        free(px);
+    }
+}
