@@ -152,10 +152,12 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 # on: GNU parallel, and Slurm with munge (the test starts a one-node cluster),
 # and time(1) for their peak memory per tile; Blender 3.4, which the tests
 # import the OBJ and the GLB into, headless; python3, which the tests
-# read JSON with and scripts/spec_reference.py runs on.
+# read JSON with and scripts/spec_reference.py runs on; locales, whose
+# localedef makes the comma-decimal locale the tests run the figures in
+# (a fresh Debian 12 has none, and those tests were skipped).
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
-        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs \
+        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs locales \
         libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time \
         blender python3
 
