@@ -445,6 +445,8 @@ typedef struct wg_palette {
     float sun_elevation;
     wg_rgb soil, rock; /* the block's cut sides */
     wg_rgb zenith, horizon, glow; /* the sky */
+    wg_rgb sunlight;              /* the sun's light: warmer when it is low */
+    float glow_gain;              /* the glow toward the sun: 1 by day */
     wg_rgb deep, shallow; /* what deep and shallow water scatter back */
     float haze_start;   /* distance where haze begins (the caller sets it) */
     float haze_density; /* per unit of distance beyond haze_start */

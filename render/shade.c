@@ -52,6 +52,8 @@ float wg_smoothstep(float t)
 
 /* The light, linear: a warm low sun and the sky's cool fill. */
 static const wg_rgb shade_sun_light = {2.6f, 2.25f, 1.8f};
+/* The sun's elevation, degrees, below which its light and glow redden. */
+#define SHADE_GOLDEN 12.0f
 static const wg_rgb shade_sky_light = {0.16f, 0.22f, 0.34f};
 
 void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
@@ -72,6 +74,19 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     /* A sun below the horizon lights nothing directly, and the sky dims
      * (it had stayed at noon's colours, a west face lit in full beside
      * dark land).  From half a degree up nothing changes. */
+    /* A low sun: its light crosses more air, which takes the blue out of
+     * it; its light and the glow round it redden from SHADE_GOLDEN degrees
+     * down, and the haze at the horizon warms a little.  At noon's
+     * elevations (from SHADE_GOLDEN up, the default's 20 among them) the
+     * colours are unchanged; a low sun had lit the land white under a
+     * midday sky. */
+    const float gold = 1.0f - wg_smoothstep(sun_el * (1.0f / SHADE_GOLDEN));
+    p->sunlight = shade_sun_light;
+    p->sunlight.g *= 1.0f - 0.28f * gold;
+    p->sunlight.b *= 1.0f - 0.55f * gold;
+    p->glow = wg_mix(p->glow, wg_from_srgb(255, 146, 84), gold);
+    p->glow_gain = 1.0f + 1.5f * gold;
+    p->horizon = wg_mix(p->horizon, wg_from_srgb(226, 204, 196), 0.6f * gold);
     p->sun_light = wg_smoothstep(sun_el + 0.5f);
     p->sky_light = sun_el >= 0.0f
                        ? 1.0f
@@ -91,9 +106,9 @@ wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit)
     /* The sky fill: all of it from straight up, a fifth of it still on an
      * overhang (light bounced off the ground), so no face is black. */
     float sky = (0.6f + 0.4f * n[1]) * p->sky_light;
-    wg_rgb o = {c.r * (shade_sun_light.r * lam + shade_sky_light.r * sky),
-                c.g * (shade_sun_light.g * lam + shade_sky_light.g * sky),
-                c.b * (shade_sun_light.b * lam + shade_sky_light.b * sky)};
+    wg_rgb o = {c.r * (p->sunlight.r * lam + shade_sky_light.r * sky),
+                c.g * (p->sunlight.g * lam + shade_sky_light.g * sky),
+                c.b * (p->sunlight.b * lam + shade_sky_light.b * sky)};
     return o;
 }
 
@@ -110,7 +125,7 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
     t64 *= t64;
     /* A broad glow near the horizon toward the sun, a tight halo, and the
      * disc itself (half a degree across). */
-    float g = 0.55f * t8 * hz + 0.5f * t64 +
+    float g = 0.55f * p->glow_gain * t8 * hz + 0.5f * t64 +
               6.0f * p->sun_light *
                   wg_smoothstep((toward - 0.99994f) / 0.00003f);
     c.r += p->glow.r * g;
@@ -176,11 +191,11 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
     s256 *= s256;
     float glint = lit * p->sun_light * (1.5f * s256 + 0.04f * s16);
     wg_rgb c = {below.r * (1.0f - fres) + sky.r * fres +
-                    shade_sun_light.r * glint,
+                    p->sunlight.r * glint,
                 below.g * (1.0f - fres) + sky.g * fres +
-                    shade_sun_light.g * glint,
+                    p->sunlight.g * glint,
                 below.b * (1.0f - fres) + sky.b * fres +
-                    shade_sun_light.b * glint};
+                    p->sunlight.b * glint};
     return c;
 }
 
@@ -527,7 +542,8 @@ shade_haze(const shade_ctx *c, wg_rgb col, const float dir[3],
      * near the vertical the ray's bearing turns through every direction
      * within a few pixels, and the floor seen from straight below showed
      * a wedge of glow fanning out from the point overhead. */
-    float g = 0.55f * t8 * c->air_hz * wg_smoothstep((flat - 0.1f) * 2.5f);
+    float g = 0.55f * c->p->glow_gain * t8 * c->air_hz *
+              wg_smoothstep((flat - 0.1f) * 2.5f);
     wg_rgb air = {c->air.r + c->p->glow.r * g, c->air.g + c->p->glow.g * g,
                   c->air.b + c->p->glow.b * g};
     return wg_mix(col, air, amount);

@@ -1995,3 +1995,29 @@ WG_TEST(render_default_distance_fits_the_block)
         free(px);
     }
 }
+
+/* A low sun reddens: its light and the sky round it lose blue from 12
+ * degrees down (a sun at 3 degrees had lit the land white under a midday
+ * sky), and from 12 degrees up nothing changes (the default's 20). */
+WG_TEST(render_low_sun_is_warm)
+{
+    wg_palette noon, high, low;
+    wg_palette_make(&noon, 0.25f, 290, 45);
+    wg_palette_make(&high, 0.25f, 290, 12);
+    wg_palette_make(&low, 0.25f, 290, 3);
+    CHECK(memcmp(&noon.sunlight, &high.sunlight, sizeof noon.sunlight) == 0 &&
+              memcmp(&noon.glow, &high.glow, sizeof noon.glow) == 0 &&
+              memcmp(&noon.horizon, &high.horizon, sizeof noon.horizon) == 0 &&
+              noon.glow_gain == 1.0f,
+          "the palette changes above 12 degrees");
+    CHECK(low.sunlight.b / low.sunlight.r < 0.6f * noon.sunlight.b /
+                                                noon.sunlight.r,
+          "the low sun's light: %g %g %g", low.sunlight.r, low.sunlight.g,
+          low.sunlight.b);
+    /* The sky just above the horizon toward the sun. */
+    float d[3];
+    wg_direction(290, 2, d);
+    wg_rgb a = wg_sky(&noon, d), b = wg_sky(&low, d);
+    CHECK(b.b / b.r < 0.8f * (a.b / a.r), "toward the low sun the sky is "
+          "%g %g %g, at noon %g %g %g", b.r, b.g, b.b, a.r, a.g, a.b);
+}
