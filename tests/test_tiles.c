@@ -746,6 +746,13 @@ WG_TEST(tiles_usage_errors)
               strstr(c.out, "\n26\n0\n"),
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
+    /* The counts by worldgen's prefixes: the halo had been the default
+     * counts' (1649 at 1025 for --hyd 0 --ero 0). */
+    st = tl_run(&c, "'%s/scripts/tiles' --size 1025 --tile 256 --out tl-plan-abbr "
+                "--plan-only -- --ero 0 --hyd=3", wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "halo 7 (0 thermal passes + 2 x 3 hydraulic steps + 1)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
 }
 
 /* Under a locale whose decimal point is a comma the report's figures are
