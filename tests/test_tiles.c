@@ -87,9 +87,10 @@ static void tl_wrapper(const char *dir)
     wg_cli c = tl_sh(
         "cat > '%s/wrap' <<'EOF'\n"
         "#!/bin/sh\n"
-        "prev=; region=\n"
-        "for a; do [ \"$prev\" = --region ] && region=$a; prev=$a; done\n"
-        "[ \"$prev\" = --version ] && region= # the options' check, not a tile\n"
+        "prev=; region=; check=\n"
+        "for a; do [ \"$prev\" = --region ] && region=$a; [ \"$a\" = --version ] && check=1; "
+        "prev=$a; done\n"
+        "[ -n \"$check\" ] && region= # the options' check, not a tile\n"
         "d=$(dirname \"$0\")\n"
         "[ -n \"$region\" ] && echo \"$region\" >> \"$d/regions\"\n"
         "if [ -e \"$d/fail\" ] && [ \"$region\" = " TL_FAIL_REGION " ]; then\n"
@@ -693,6 +694,11 @@ WG_TEST(tiles_usage_errors)
          "worldgen options after --: --octaves: '99' is out of range (valid: 1..16)"},
         {"--size 100 --tile 10 -- --threads 0", "--threads: '0' is out of range"},
         {"--size 100 --tile 10 -- --bogus", "unknown option '--bogus'"},
+        /* A last option without its value: it had taken the script's
+         * --size for it ("--seed: '--size' is not a whole number"). */
+        {"--size 100 --tile 10 -- --seed", "after --: option '--seed' needs a value"},
+        {"--size 100 --tile 10 -- --gpu", "after --: option '--gpu' needs a value"},
+        {"--size 100 --tile 10 -- --seed 5 --", "worldgen option '--': worldgen takes no"},
         {"--size 100 --tile 10 -j abc", "-j 'abc': N tiles at once"},
         {"--size 100 --tile 10 -j 2x", "-j '2x'"},
         {"--size 100 --tile 10 -j 0%", "-j '0%': N tiles"}, /* parallel: no job */
