@@ -112,6 +112,7 @@ octaves=6
 erosion=12
 steps=100
 defaults=0
+counts_given=""
 backends=""
 stages=0
 limits=0
@@ -134,19 +135,26 @@ while getopts "s:r:b:o:e:H:dtRlLc:" opt; do
     r) runs=$OPTARG ;;
     b) backends=$OPTARG ;;
     o) octaves=$OPTARG ;;
-    e) erosion=$OPTARG ;;
-    H) steps=$OPTARG ;;
+    e) erosion=$OPTARG counts_given+=" -e" ;;
+    H) steps=$OPTARG counts_given+=" -H" ;;
     d) defaults=1 ;;
     t) stages=1 ;;
     R) render=1 ;;
     l) limits=1 ;;
     L) limits=1 remeasure=1 ;;
-    c) csv=$OPTARG ;;
+    c) csv=$OPTARG
+       # An empty name had been no CSV at all, and exit 0.
+       [ -n "$csv" ] ||
+           { echo "bench.sh: -c: '' names no file (valid: a file name, or - for standard output)" >&2; exit 2; } ;;
     *) usage ;;
     esac
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || { echo "bench.sh: '$1': an argument this script does not take" >&2; usage; }
+# -d runs worldgen's own counts: an -e or -H beside it had been dropped
+# without a word, and the table's heading named the defaults.
+[ "$defaults" = 0 ] || [ -z "$counts_given" ] ||
+    { echo "bench.sh: -d and${counts_given}: -d runs worldgen's default passes and steps of each size (valid: -d, or -e and -H)" >&2; exit 2; }
 [ -x ./worldgen ] || make -s worldgen
 
 # The options' values, checked before anything is measured: a bad one is

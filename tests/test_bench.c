@@ -201,6 +201,9 @@ WG_TEST(bench_bad_option_values)
                     "openmp, vulkan or all, separated by commas)"},
         {"-b '*'", "bench.sh: -b: '*' is not a backend's name (valid: scalar"},
         {"-b ,,,", "bench.sh: -b: ',,,' names no backend (valid: scalar"},
+        /* An empty -c had been no CSV and exit 0; -H beside -d dropped. */
+        {"-c ''", "bench.sh: -c: '' names no file (valid: a file name, or -"},
+        {"-d", "bench.sh: -d and -H: -d runs worldgen's default passes and steps"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[256];
