@@ -8,8 +8,8 @@
 #   scripts/resolution.sh --help             this text
 #
 # Everything after '--' goes to both runs (not --size, --region, the maps
-# or other outputs: exit 2).  Uses --mesh auto (the fields
-# are the same on every backend).  SMALL and BIG are checked before any run:
+# or other outputs: exit 2).  Uses worldgen's --mesh auto unless given (the
+# fields are the same on every backend).  SMALL and BIG are checked before any run:
 # sides from 2 to 65536 whose vertices meet (BIG - 1 a multiple of SMALL - 1,
 # BIG at least SMALL), else exit 2.  Exit 1 when a run or the comparison
 # fails (resolution.c says why: options under which erosion changes nothing
@@ -29,7 +29,8 @@ esac
 small=513 big=2049
 [ $# -gt 0 ] && [ "$1" != -- ] && { small=$1; shift; }
 [ $# -gt 0 ] && [ "$1" != -- ] && { big=$1; shift; }
-[ "${1:-}" = -- ] && shift
+after=0 # whether '--' came
+[ "${1:-}" = -- ] && { shift; after=1; }
 # The options after --: not those the script sets, outputs (each run would
 # write them again), or what only prints; a prefix worldgen would take for
 # one is refused too (--height is the picture's own option).
@@ -58,11 +59,17 @@ done
 (( big >= small && (big - 1) % (small - 1) == 0 )) ||
     usage "sizes $small and $big share no vertices (valid: BIG - 1 a multiple" \
           "of SMALL - 1, BIG at least SMALL, such as 513 and 2049)"
+# Anything else before '--' had gone to worldgen, which refused it as its
+# own usage error ("worldgen: unexpected argument", "Try 'worldgen --help'").
+[ $# -eq 0 ] || [ "$after" = 1 ] ||
+    usage "'$1': an argument this script does not take (worldgen's options go after --)"
 [ -x ./worldgen ] || make -s worldgen
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cc -O2 -o "$dir/resolution" scripts/resolution.c -lm
-run() { ./worldgen --mesh auto -q --no-image "$@"; }
+# worldgen's default --mesh is auto: given here too, a user's --mesh had
+# been warned of as given twice, in each run.
+run() { ./worldgen -q --no-image "$@"; }
 # The terrain alone: the options without the counts given (--erosion N,
 # --er=N, --hydraulic N, ...), which would undo its 0s.
 terrain=() skip=0

@@ -369,6 +369,8 @@ WG_TEST(measure_resolution_sh_checks_sizes_before_running)
         {"33 70000", "BIG '70000' is not a size from 2 to 65536"},
         {"33 65x", "BIG '65x'"},
         {"513 --seed 7", "BIG '--seed'"},
+        /* It had gone to worldgen: "worldgen: unexpected argument". */
+        {"17 33 extra", "resolution.sh: 'extra': an argument this script does not take"},
         /* Options after -- that undo the comparison: they had given 0% (two
          * 9x9 worlds) or 776% (a region), with exit 0. */
         {"17 33 -- --size 9", "worldgen option '--size' (--size): the script compares "
@@ -391,6 +393,18 @@ WG_TEST(measure_resolution_sh_checks_sizes_before_running)
     }
     wg_cli c = wg_cli_sh("cat rsh-sizes/runs");
     CHECK(c.status != 0, "worldgen ran:\n%s", c.out);
+    wg_cli_free(&c);
+}
+
+/* A --mesh of the user's is theirs alone: the script's own --mesh auto
+ * had made worldgen warn, in each run, that --mesh was given twice. */
+WG_TEST(measure_resolution_sh_takes_a_mesh_without_warning)
+{
+    if (measure_copy_resolution_sh("rsh-mesh", NULL) != 0)
+        return;
+    wg_cli c = wg_cli_sh("rsh-mesh/scripts/resolution.sh 3 5 -- --mesh scalar");
+    CHECK(c.status == 0 && strstr(c.out, "3 against 5") && c.err[0] == '\0',
+          "status %d: %s%s", c.status, c.err, c.out);
     wg_cli_free(&c);
 }
 
