@@ -176,6 +176,88 @@ static void *openmp_trial_main(void *arg)
  * and exits with its own message, so the team is tried first with as
  * many plain threads, which are then ended.  Returns 0, or -1 with err
  * naming the limit and the count that can start. */
+/* Where libgomp binds thread i of a team of n (team.c, gomp_team_start):
+ * the place, or -1 where threads are not bound.  OMP_PROC_BIND=true, as
+ * GOMP_CPU_AFFINITY sets it, binds as close does. */
+static int openmp_place_of(int i, int n)
+{
+#ifdef _OPENMP
+    const omp_proc_bind_t bind = omp_get_proc_bind();
+    const int np = omp_get_num_places();
+    if (bind == omp_proc_bind_false || np <= 0)
+        return -1;
+    int first = omp_get_place_num();
+    first = first < 0 ? 0 : first;
+    if (bind == omp_proc_bind_master)
+        return first;
+    if (n > np) /* every place, in blocks of n / np threads */
+        return (first + (int)((long)i * np / n)) % np;
+    if (bind == omp_proc_bind_spread) { /* the first of a share of places */
+        const int share = np / n, rest = np % n;
+        return (first + i * share + (i < rest ? i : rest)) % np;
+    }
+    return (first + i) % np;
+#else
+    (void)i;
+    (void)n;
+    return -1;
+#endif
+}
+
+/* Thread i's attributes as libgomp makes them: bound to its place's CPUs,
+ * so that its creation fails here as it would there.  Returns attr, or
+ * NULL where the thread is not bound; *place is its place or -1. */
+static pthread_attr_t *openmp_trial_attr(int i, int n, pthread_attr_t *attr,
+                                         int *place)
+{
+    *place = openmp_place_of(i, n);
+#ifdef _OPENMP
+    const int k = *place < 0 ? 0 : omp_get_place_num_procs(*place);
+    int *ids = k > 0 ? malloc((size_t)k * sizeof *ids) : NULL;
+    if (!ids || pthread_attr_init(attr) != 0) {
+        free(ids);
+        return NULL;
+    }
+    omp_get_place_proc_ids(*place, ids);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int j = 0; j < k; j++)
+        if (ids[j] >= 0 && ids[j] < CPU_SETSIZE)
+            CPU_SET(ids[j], &set);
+    free(ids);
+    pthread_attr_setaffinity_np(attr, sizeof set, &set);
+    return attr;
+#else
+    (void)i;
+    (void)n;
+    (void)attr;
+    return NULL;
+#endif
+}
+
+/* Where a bound thread could not start: its place's CPUs and the variable
+ * that made the places, for the message. */
+static void openmp_place_said(int place, char *buf, size_t len)
+{
+    const char *var = getenv("OMP_PLACES")          ? "OMP_PLACES"
+                      : getenv("GOMP_CPU_AFFINITY") ? "GOMP_CPU_AFFINITY"
+                                                    : "OMP_PROC_BIND";
+    size_t used = (size_t)snprintf(buf, len, "%s's place %d (CPU", var, place);
+#ifdef _OPENMP
+    const int k = omp_get_place_num_procs(place);
+    int *ids = k > 0 ? malloc((size_t)k * sizeof *ids) : NULL;
+    if (ids) {
+        omp_get_place_proc_ids(place, ids);
+        for (int j = 0; j < k && used + 16 < len; j++)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d",
+                                     j ? "," : " ", ids[j]);
+    }
+    free(ids);
+#endif
+    if (used + 1 < len)
+        snprintf(buf + used, len - used, ")");
+}
+
 static int openmp_can_start(int threads, char *err)
 {
     static int started_before;
@@ -185,10 +267,21 @@ static int openmp_can_start(int threads, char *err)
     if (!tid)
         return wg_fail(err, "openmp: out of memory for %d threads", threads);
     openmp_trial t = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    int n = 1, e = 0; /* this thread is the team's first */
-    while (n < threads &&
-           (e = pthread_create(&tid[n - 1], NULL, openmp_trial_main, &t)) == 0)
+    int n = 1, e = 0, place = -1; /* this thread is the team's first */
+    while (n < threads) {
+        /* Bound to its place as libgomp binds it: a place with no CPU this
+         * machine has (GOMP_CPU_AFFINITY="0 7" on 2 CPUs; libgomp keeps
+         * such places from it, not from OMP_PLACES) failed libgomp's
+         * pthread_create, and libgomp exited ("Thread creation failed:
+         * Invalid argument"), --mesh all too. */
+        pthread_attr_t attr, *a = openmp_trial_attr(n, threads, &attr, &place);
+        e = pthread_create(&tid[n - 1], a, openmp_trial_main, &t);
+        if (a)
+            pthread_attr_destroy(a);
+        if (e != 0)
+            break;
         n++;
+    }
     pthread_mutex_lock(&t.lock);
     t.released = 1;
     pthread_cond_broadcast(&t.go);
@@ -199,6 +292,15 @@ static int openmp_can_start(int threads, char *err)
     if (n >= threads) {
         started_before = threads;
         return 0;
+    }
+    if (e == EINVAL && place >= 0) {
+        char where[256];
+        openmp_place_said(place, where, sizeof where);
+        return wg_fail(err, "cannot start %d threads bound to their places, "
+                       "only %d: thread %d is bound to %s, none of which "
+                       "this process may use (%s); give --threads %d, or "
+                       "places of the CPUs here", threads, n, n, where,
+                       strerror(e), n);
     }
     return wg_fail(err, "cannot start %d threads, only %d (%s: a "
                    "limit on processes, ulimit -u or a control group's "

@@ -1130,6 +1130,34 @@ WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
     wg_cli_free(&c);
 }
 
+/* GOMP_CPU_AFFINITY naming a CPU this machine lacks (a job script from a
+ * bigger one): libgomp keeps the place (from OMP_PLACES it would drop
+ * it), its pthread_create for the thread bound there failed, and libgomp
+ * exited with "Thread creation failed: Invalid argument", --mesh all too.
+ * Now openmp is not available, saying which place and the --threads that
+ * can run; in a list it is skipped. */
+WG_TEST(hostile_affinity_to_a_missing_cpu_names_the_place)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    wg_cli c = hostile_sh("export GOMP_CPU_AFFINITY='0 %ld'; ./worldgen --size 64 "
+                          "--mesh openmp --threads 2 -q --no-image; echo $?; "
+                          "./worldgen --size 64 --mesh all --threads 2 --no-image "
+                          "| grep -c '^skip    openmp: '; echo $?", cpus);
+    if (strcmp(c.out, "0\n0\n1\n") == 0 && !strstr(c.err, "libgomp")) {
+        wg_skip("libgomp keeps no place of CPU %ld here", cpus);
+        wg_cli_free(&c);
+        return;
+    }
+    char says[256];
+    snprintf(says, sizeof says, "worldgen: --mesh openmp: not available here: cannot "
+             "start 2 threads bound to their places, only 1: thread 1 is bound to "
+             "GOMP_CPU_AFFINITY's place 1 (CPU %ld), none of which this process may "
+             "use (Invalid argument); give --threads 1", cpus);
+    CHECK(strcmp(c.out, "1\n1\n0\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, says) && !strstr(c.err, "libgomp"), "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* The variables for tests and measurements take their own values alone:
  * any other is a usage error naming the variable, the value and the valid
  * ones, before the world is made (WORLDGEN_VK_VALIDATION=yes had run
