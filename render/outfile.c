@@ -602,6 +602,12 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
             /* A folder that is there but makes no new files (/proc,
              * /proc/self/) says ENOENT too: not that it is missing. */
             struct stat ds;
+            /* Nor one removed while we are in it (the current folder,
+             * rm -r from another shell): it has no links left. */
+            if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode) && ds.st_nlink == 0)
+                return wg_fail(err, "the folder '%s' has been deleted (it "
+                               "is in no folder any more), so nothing can be "
+                               "written there", wg_outfile_shown(dir, shown));
             if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
                 return wg_fail(err, "the folder '%s' takes no new files "
                                "(%s), so none can be written there",

@@ -1130,6 +1130,21 @@ WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
     wg_cli_free(&c);
 }
 
+/* Run from a folder that has been deleted: said so, exit 1; it had been
+ * "the folder '.' takes no new files (No such file or directory)", the
+ * message for /proc, naming no cause. */
+WG_TEST(hostile_deleted_current_folder_is_said_to_be)
+{
+    wg_cli c = hostile_sh("W=$PWD/worldgen; rm -rf gone-cwd && mkdir gone-cwd && "
+                          "cd gone-cwd && rmdir ../gone-cwd && $W --size 8 -q "
+                          "--out a.png; echo $?");
+    CHECK(strcmp(c.out, "1\n") == 0 &&
+              strstr(c.err, "worldgen: --out: cannot write 'a.png': the folder '.' "
+                            "has been deleted (it is in no folder any more)"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* GOMP_CPU_AFFINITY naming a CPU this machine lacks (a job script from a
  * bigger one): libgomp keeps the place (from OMP_PLACES it would drop
  * it), its pthread_create for the thread bound there failed, and libgomp
