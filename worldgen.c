@@ -225,8 +225,9 @@ static void usage(FILE *fp)
 "                           by skipping one; name them in --mesh too (not\n"
 "                           auto)\n"
 "      --threads N          CPU threads for openmp and the renderer, 1..1024\n"
-"                           (default: all cores, or OMP_NUM_THREADS; the\n"
-"                           renderer uses at most the cores online)\n"
+"                           (default: every CPU this process may run on,\n"
+"                           or OMP_NUM_THREADS; the renderer uses at most\n"
+"                           those)\n"
 "      --power P            vulkan's device: high-performance (a discrete GPU\n"
 "                           first) or low-power (an integrated one first)\n"
 "      --gpu N|NAME         vulkan's device by index or name substring\n"
@@ -1480,8 +1481,8 @@ static int check_memory(const settings *s, const wg_job *job,
 }
 
 /* CPU threads for openmp and the renderer: --threads, else OMP_NUM_THREADS
- * (its first number, as OpenMP reads a list) up to the cores online, else
- * 0: every core. */
+ * (its first number, as OpenMP reads a list) up to the CPUs this process
+ * may use (wg_cpus), else 0: every one of them. */
 static int cpu_threads(const settings *s)
 {
     if (s->threads > 0)
@@ -1492,7 +1493,7 @@ static int cpu_threads(const settings *s)
      * saying so, and so do we: the count before the junk would have been
      * taken for ours while the OpenMP backend used every core. */
     const char *env = getenv("OMP_NUM_THREADS");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN), t = 0;
+    long cores = wg_cpus(), t = 0;
     for (const char *p = env; p && *p;) {
         char *end;
         p += strspn(p, " \t\n\v\f\r");
@@ -2052,8 +2053,10 @@ static int run(const settings *s, int argc, char **argv)
         wg_report_render(tables, &rep);
     }
     /* The JSON after every other step, so it carries all their times. */
-    int threads = cpu_threads(s) ? cpu_threads(s)
-                                 : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* What openmp and the renderer take: under taskset or a cpuset (a
+     * Slurm job) the CPUs allowed, not the cores online (2 had been
+     * reported where openmp ran 1 thread). */
+    int threads = cpu_threads(s) ? cpu_threads(s) : wg_cpus();
     wg_report_run jr = {
         .world = &s->world, .region = s->region, .results = res, .n = n,
         .reference = ref,

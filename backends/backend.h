@@ -231,6 +231,11 @@ void wg_fields_free(wg_fields *f);
 /* Seconds on a monotonic clock, for backends' own timing. */
 double wg_now(void);
 
+/* The CPUs this process may run on, at least 1: those of its affinity as
+ * it started (taskset, a control group's cpuset: a container, a Slurm
+ * job), not every core online. */
+int wg_cpus(void);
+
 /* Format an error message into err[WG_ERR_LEN].  Always returns -1, so a
  * failing function can 'return wg_fail(err, ...)'. */
 int wg_fail(char *err, const char *fmt, ...)

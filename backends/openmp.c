@@ -137,6 +137,25 @@ __attribute__((constructor(101))) static void openmp_wait_passively(void)
 }
 #endif
 
+int wg_cpus(void)
+{
+    int n = 0;
+#ifdef _OPENMP
+    /* libgomp's count of the affinity it found at start: the main
+     * thread's own is one place once OMP_PROC_BIND has bound it. */
+    n = omp_get_num_procs();
+#else
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0)
+        n = CPU_COUNT(&mask);
+#endif
+    if (n < 1) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        n = online < 1 ? 1 : online > INT_MAX ? INT_MAX : (int)online;
+    }
+    return n;
+}
+
 static int openmp_threads(const wg_job *job)
 {
 #ifdef _OPENMP

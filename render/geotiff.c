@@ -632,7 +632,7 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
     }
     /* The tiles in batches of a few a thread: encoded on every core
      * (tif_batch_part), then written in order. */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = wg_cpus();
     uint32_t tiles = (uint32_t)(across * down);
     tif_batch *j = ok ? calloc(1, sizeof *j) : NULL;
     if (ok && !j)

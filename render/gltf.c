@@ -1269,7 +1269,7 @@ int wg_gltf_write(FILE *fp, const wg_fields *f, float sea, const char *params,
     uint32_t n = f->n;
     if (wg_gltf_check(n, max_error, err) != 0)
         return -1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = wg_cpus();
     gltf_job *j = calloc(1, sizeof *j);
     if (!j)
         return wg_fail(err, "out of memory");

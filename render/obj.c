@@ -757,7 +757,7 @@ static void obj_worker(void *arg, uint32_t part)
 /* The threads for 'threads' (0: one per CPU), at most one per block. */
 static uint32_t obj_threads(uint32_t threads, uint64_t blocks)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = wg_cpus();
     uint64_t t = threads ? threads : cpus < 1 ? 1 : (uint64_t)cpus;
     t = t > WG_THREADS_MAX ? WG_THREADS_MAX : t;
     t = t > blocks ? blocks : t;

@@ -531,7 +531,7 @@ static void render_prep_part(void *arg, uint32_t part)
  * start, and run in turn with the others. */
 static uint32_t render_parts(const wg_render_opts *o, uint32_t strips)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = wg_cpus();
     uint32_t cores = cpus < 1 ? 1 : cpus > WG_THREADS_MAX ? WG_THREADS_MAX
                                                          : (uint32_t)cpus;
     uint32_t parts = o->threads ? o->threads : cores;

@@ -96,7 +96,7 @@ static void texture_rows(void *arg, uint32_t part)
 static void texture_run(texture_job *t, uint32_t threads)
 {
     wg_materials_make(&t->mat, t->sea);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = wg_cpus();
     uint32_t strips = (t->rows + TEXTURE_STRIP - 1) / TEXTURE_STRIP;
     uint32_t parts = threads ? threads : cpus < 1 ? 1 : (uint32_t)cpus;
     parts = parts > WG_THREADS_MAX ? WG_THREADS_MAX : parts;

@@ -1145,6 +1145,25 @@ WG_TEST(hostile_deleted_current_folder_is_said_to_be)
     wg_cli_free(&c);
 }
 
+/* Restricted to one CPU (taskset; a container's or a Slurm job's cpuset is
+ * the same to the process), the JSON's threads are what ran: 1.  It had
+ * said the cores online (2) while openmp ran 1 thread, and the renderer
+ * and writers started a thread per core online on that one CPU. */
+WG_TEST(hostile_one_cpu_of_many_is_the_threads)
+{
+    wg_cli c = hostile_sh("command -v taskset >/dev/null || { echo no-taskset; exit 0; }; "
+                          "cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//'); "
+                          "taskset -c \"$cpu\" ./worldgen --size 64 --mesh openmp -q "
+                          "--json - --obj one-cpu.obj | grep '\"host\"'");
+    if (strcmp(c.out, "no-taskset\n") == 0) {
+        wg_skip("needs taskset (util-linux)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strstr(c.out, "\"threads\": 1}"), "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* GOMP_CPU_AFFINITY naming a CPU this machine lacks (a job script from a
  * bigger one): libgomp keeps the place (from OMP_PLACES it would drop
  * it), its pthread_create for the thread bound there failed, and libgomp
