@@ -1000,6 +1000,29 @@ int wg_outfile_probe(const char *path, char *err)
             if (fd >= 0)
                 close(fd);
         }
+        /* A folder whose entries can be added but not renamed or removed
+         * (chattr +a): the temporary was made and named there, its rename
+         * failed, and it could not be removed either, left behind beside
+         * "no output was changed".  An immutable one takes no new file:
+         * said why, not only "Operation not permitted". */
+        outfile_folder(t.name, folder);
+        int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int dflags = 0;
+        if (dfd >= 0 && ioctl(dfd, FS_IOC_GETFLAGS, &dflags) == 0 &&
+            (dflags & (FS_IMMUTABLE_FL | FS_APPEND_FL))) {
+            char shown[WG_PATH_SHOWN + 1];
+            close(dfd);
+            return wg_fail(err, "%s (the folder '%s' is %s: chattr -%c; %s)",
+                           strerror(EPERM), wg_outfile_shown(folder, shown),
+                           dflags & FS_IMMUTABLE_FL ? "immutable" : "append-only",
+                           dflags & FS_IMMUTABLE_FL ? 'i' : 'a',
+                           dflags & FS_IMMUTABLE_FL
+                               ? "no file can be made there"
+                               : "a file is written there under a temporary "
+                                 "name and renamed, which it forbids");
+        }
+        if (dfd >= 0)
+            close(dfd);
     }
     wg_outfile o;
     if (wg_outfile_open(&o, path, err) != 0)

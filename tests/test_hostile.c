@@ -1164,6 +1164,33 @@ WG_TEST(hostile_one_cpu_of_many_is_the_threads)
     wg_cli_free(&c);
 }
 
+/* A folder that is append-only (chattr +a) takes new names but lets none
+ * be renamed or removed: the temporary was named there, its rename
+ * failed, and it stayed behind (".a.png.tmp-*", one a run) beside "no
+ * output was changed".  Now refused before anything is made, saying why;
+ * an immutable folder too. */
+WG_TEST(hostile_append_only_folder_leaves_no_temporary)
+{
+    wg_cli c = hostile_sh("rm -rf ao ai; mkdir ao ai && chattr +a ao 2>/dev/null && "
+                          "chattr +i ai 2>/dev/null || { chattr -a ao 2>/dev/null; "
+                          "echo no-chattr; exit 0; }; "
+                          "./worldgen --size 8 -q --out ao/a.png --heightmap ao/h.pfm; "
+                          "echo $?; ./worldgen --size 8 -q --out ai/a.png; echo $?; "
+                          "ls -A ao ai; chattr -a ao; chattr -i ai");
+    if (strcmp(c.out, "no-chattr\n") == 0) {
+        wg_skip("chattr +a and +i do not work here (root on a file system with them)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n1\nai:\n\nao:\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --heightmap: cannot write 'ao/h.pfm': Operation not "
+                        "permitted (the folder 'ao' is append-only: chattr -a;") &&
+              strstr(c.err, "worldgen: --out: cannot write 'ai/a.png': Operation not "
+                            "permitted (the folder 'ai' is immutable: chattr -i;"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* GOMP_CPU_AFFINITY naming a CPU this machine lacks (a job script from a
  * bigger one): libgomp keeps the place (from OMP_PLACES it would drop
  * it), its pthread_create for the thread bound there failed, and libgomp
