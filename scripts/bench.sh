@@ -254,6 +254,13 @@ if [ -n "$csv" ] && [ "$csv" != - ]; then
         why=$({ : >> "$csv"; } 2>&1) ||
             { echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
     else
+        # A folder that takes new names but lets none be renamed or
+        # removed (chattr +a): the temporary had been made, its rename
+        # failed after the measuring, and it stayed.
+        case $(lsattr -d -- "${csv%/*}/" 2>/dev/null | cut -d' ' -f1) in
+        *[ai]*) echo "bench.sh: -c: cannot write '$csv': its folder is append-only or immutable (lsattr -d; chattr -a -i)" >&2
+                exit 1 ;;
+        esac
         csv_tmp=$csv.tmp.$$
         why=$({ : > "$csv_tmp"; } 2>&1) ||
             { csv_tmp=""; echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }

@@ -302,6 +302,26 @@ WG_TEST(bench_csv_checked_up_front)
     wg_cli_free(&c);
 }
 
+/* A -c in an append-only folder (chattr +a), where the temporary can be
+ * made but neither renamed nor removed: it had failed after the measuring
+ * and left 'b.csv.tmp.PID'.  Now refused first (exit 1), nothing made. */
+WG_TEST(bench_csv_in_an_append_only_folder)
+{
+    wg_cli c = wg_cli_sh("rm -rf ao && mkdir ao && chattr +a ao 2>/dev/null && echo ok");
+    int can = strcmp(c.out, "ok\n") == 0;
+    wg_cli_free(&c);
+    if (!can) {
+        wg_skip("chattr +a does not work here (root on a file system with it)");
+        return;
+    }
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c ao/b.csv; echo \"status $?\"; ls -A ao; "
+                  "chattr -a ao");
+    CHECK(strcmp(c.out, "status 1\n") == 0 &&
+              strstr(c.err, "/ao/b.csv': its folder is append-only or immutable"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A signal ends the script without a temporary left: the JSON's (in
  * $TMPDIR) and the CSV's (beside it); and at once, not after the size's
  * other runs (1000 of them, half a minute). */

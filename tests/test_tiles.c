@@ -825,6 +825,28 @@ WG_TEST(tiles_out_that_takes_no_files)
     wg_cli_free(&c);
 }
 
+/* An append-only --out (chattr +a) takes new names but renames and removes
+ * none: plan.tmp had been left in it, with "cannot write DIR/plan".  Now
+ * refused first, saying why, with nothing made in it. */
+WG_TEST(tiles_append_only_out_leaves_no_temporary)
+{
+    char dir[512];
+    tl_dir(dir, "tl-append");
+    wg_cli c;
+    int st = tl_run(&c, "mkdir -p '%s/out' && chattr +a '%s/out' 2>/dev/null || "
+                    "{ echo no-chattr; exit 0; }; '%s/scripts/tiles' --size 40 --tile 20 "
+                    "--plan-only -q --out '%s/out'; st=$?; ls -A '%s/out'; chattr -a '%s/out'; "
+                    "exit $st", dir, dir, wg_srcdir(), dir, dir, dir);
+    if (strcmp(c.out, "no-chattr\n") == 0) {
+        wg_skip("chattr +a does not work here (root on a file system with it)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(st == 1 && strstr(c.err, "tl-append/out is append-only or immutable") && !c.out[0],
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* GNU parallel failing before any tile (a TMPDIR it cannot use) is said to
  * be parallel's failure: the run had said 'the same command again makes
  * them', which meets the same failure. */
