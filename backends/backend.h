@@ -233,7 +233,9 @@ double wg_now(void);
 
 /* The CPUs this process may run on, at least 1: those of its affinity as
  * it started (taskset, a control group's cpuset: a container, a Slurm
- * job), not every core online. */
+ * job), not every core online.  In openmp.c, the one file built with
+ * OpenMP: libgomp's own count, where the main thread's affinity may since
+ * have been narrowed to one place (OMP_PROC_BIND). */
 int wg_cpus(void);
 
 /* Format an error message into err[WG_ERR_LEN].  Always returns -1, so a

@@ -190,11 +190,6 @@ static void *openmp_trial_main(void *arg)
     return NULL;
 }
 
-/* Whether 'threads' threads can run at once here: libgomp cannot start a
- * team's thread (a process limit: ulimit -u, a control group's pids.max)
- * and exits with its own message, so the team is tried first with as
- * many plain threads, which are then ended.  Returns 0, or -1 with err
- * naming the limit and the count that can start. */
 /* Where libgomp binds thread i of a team of n (team.c, gomp_team_start):
  * the place, or -1 where threads are not bound.  OMP_PROC_BIND=true, as
  * GOMP_CPU_AFFINITY sets it, binds as close does. */
@@ -277,6 +272,12 @@ static void openmp_place_said(int place, char *buf, size_t len)
         snprintf(buf + used, len - used, ")");
 }
 
+/* Whether 'threads' threads can run at once here: libgomp cannot start a
+ * team's thread (a process limit: ulimit -u, a control group's pids.max)
+ * and exits with its own message (a thread bound to a CPU that is not
+ * here, too), so the team is tried first with as many threads, each bound
+ * as libgomp would bind it, which are then ended.  Returns 0, or -1 with
+ * err naming the limit or the place and the count that can start. */
 static int openmp_can_start(int threads, char *err)
 {
     static int started_before;
