@@ -100,10 +100,14 @@ if [ -n "$watch" ]; then
     ) </dev/null >/dev/null 2>&1 &
 fi
 
-i=0
-until [ "$(sinfo -h -o %t 2>/dev/null)" = idle ]; do
-    [ $i -lt 300 ] || fail "the node did not become idle: $(sinfo -h -o '%t %E' 2>&1)"
+# Up to a minute by the clock, not by tries: sinfo itself waits for a
+# controller it cannot reach (slurmd without a name for it had kept this
+# loop going for over ten minutes, 300 tries of a slow sinfo).
+end=$(($(date +%s) + 60))
+until [ "$(timeout 10 sinfo -h -o %t 2>/dev/null)" = idle ]; do
+    [ "$(date +%s)" -lt "$end" ] ||
+        fail "the node did not become idle in a minute: $(timeout 10 sinfo -h -o '%t %E' 2>&1)"
     for p in $(cat "$dir/pids"); do kill -0 "$p" 2>/dev/null || fail "a daemon ($p) exited"; done
-    sleep 0.1; i=$((i + 1))
+    sleep 0.1
 done
 exit 0
