@@ -576,6 +576,21 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
                        OUTFILE_TMP_EXTRA, OUTFILE_PATH_MAX - 1);
     snprintf(outfile_dst[slot], OUTFILE_PATH_MAX, "%s", t.name);
 
+    /* Nor in a folder removed while we are in it (the current folder,
+     * rm -r from another shell): it has no links left.  Asked first:
+     * ext4 then refuses the temporary (ENOENT), but tmpfs makes it, and
+     * the run failed only at the end, when the name could not be made. */
+    {
+        char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
+        snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
+                 dirlen ? t.name : ".");
+        struct stat ds;
+        if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode) && ds.st_nlink == 0)
+            return wg_fail(err, "the folder '%s' has been deleted (it is in "
+                           "no folder any more), so nothing can be written "
+                           "there", wg_outfile_shown(dir, shown));
+    }
+
     outfile_used[slot] = 1;
     outfile_unnamed[slot] = NULL;
     outfile_error[slot] = 0;
@@ -602,12 +617,6 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
             /* A folder that is there but makes no new files (/proc,
              * /proc/self/) says ENOENT too: not that it is missing. */
             struct stat ds;
-            /* Nor one removed while we are in it (the current folder,
-             * rm -r from another shell): it has no links left. */
-            if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode) && ds.st_nlink == 0)
-                return wg_fail(err, "the folder '%s' has been deleted (it "
-                               "is in no folder any more), so nothing can be "
-                               "written there", wg_outfile_shown(dir, shown));
             if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode))
                 return wg_fail(err, "the folder '%s' takes no new files "
                                "(%s), so none can be written there",
