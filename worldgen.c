@@ -973,11 +973,17 @@ static int act(int action)
     return 0;
 }
 
+/* --distance's range. */
+#define DISTANCE_MIN 0.1
+#define DISTANCE_MAX 1000.0
+
 /* The orbit camera's distance when --distance is not given: the
  * default's, unless the block (6 units across, from its floor to the
  * highest a field can reach, 1) would then reach past the frame; then the
  * least that keeps it 4% of the half-frame inside, rounded up to a
- * hundredth so the picture's provenance says it short and exactly. */
+ * hundredth so the picture's provenance says it short and exactly, and
+ * no farther than --distance may be (--fov 1 in a picture 16 wide needs
+ * 124681: the provenance's command line would have been refused). */
 static float fitted_distance(const wg_render_opts *o)
 {
     const float lo[3] = {-3.0f, WG_BLOCK_FLOOR, -3.0f};
@@ -985,7 +991,9 @@ static float fitted_distance(const wg_render_opts *o)
     const float fit = wg_camera_fit(&o->cam, o->width, o->height, lo, hi, 0.04f);
     const double d = ceil((double)fit * 100.0) / 100.0;
     const float dflt = wg_render_defaults.cam.distance;
-    return d > (double)dflt ? (float)d : dflt;
+    return d > DISTANCE_MAX ? (float)DISTANCE_MAX
+           : d > (double)dflt ? (float)d
+                              : dflt;
 }
 
 static int parse_args(int argc, char **argv, settings *s)
@@ -1144,7 +1152,7 @@ static int parse_args(int argc, char **argv, settings *s)
                              &s->render.cam.elevation);
             break;
         case OPT_DISTANCE:
-            rc = parse_float("distance", optarg, 0.1, 1000,
+            rc = parse_float("distance", optarg, DISTANCE_MIN, DISTANCE_MAX,
                              &s->render.cam.distance);
             s->distance_given = 1;
             break;

@@ -1977,12 +1977,16 @@ WG_TEST(render_default_distance_fits_the_block)
         {"--fov 20", "--distance 19.52 "},
         {"--elevation 60 --distance 9.5", "--distance 9.5 "},
         {"--elevation 60 --distance 30", "--distance 30 "},
+        /* Past --distance's range (124681 would fit): its end, 1000, so
+         * the provenance's command line is one worldgen takes. */
+        {"--fov 1 --width 16 --height 4000", "--distance 1000 "},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "./worldgen --size 9 --mesh scalar -q "
-                 "--width 800 --height 600 --aa 1 %s --out fit.png",
-                 runs[i].args);
+                 "--aa 1 %s %s --out fit.png", runs[i].args,
+                 strstr(runs[i].args, "--width") ? ""
+                                                 : "--width 800 --height 600");
         wg_cli c = wg_cli_sh(cmd);
         CHECK(c.status == 0, "%s: %s", cmd, c.err);
         wg_cli_free(&c);
