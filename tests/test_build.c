@@ -257,3 +257,24 @@ WG_TEST(build_ci_starts_with_the_readme_commands)
     free(readme);
     free(ci);
 }
+
+/* scripts/fresh-check, which needs root, debootstrap and six minutes, is
+ * run by hand; here, only that it refuses what it cannot take before it
+ * makes or mounts anything, and that --help is its header. */
+WG_TEST(build_fresh_check_refuses_bad_arguments)
+{
+    static const char *const bad[] = {"x", "--keep", "--keep a b", "-k d"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        wg_cli c = build_sh("'%s/scripts/fresh-check' %s; echo status $?",
+                            wg_srcdir(), bad[i]);
+        CHECK(strstr(c.out, "status 2") && strstr(c.err, "usage: "
+                                                   "scripts/fresh-check"),
+              "'%s': %s %s", bad[i], c.out, c.err);
+        wg_cli_free(&c);
+    }
+    wg_cli c = build_sh("'%s/scripts/fresh-check' --help", wg_srcdir());
+    CHECK(c.status == 0 && strstr(c.out, "make deps run") &&
+              strstr(c.out, "--keep DIR"),
+          "--help: %d %s", c.status, c.out);
+    wg_cli_free(&c);
+}
