@@ -85,6 +85,18 @@
 #endif
 #ifdef _OPENMP
 #include <omp.h>
+#else
+/* Built without OpenMP (make OPENMP=) the pragmas are ignored and each
+ * parallel block runs once, on this thread: a team of one. */
+static int omp_get_thread_num(void)
+{
+    return 0;
+}
+
+static int omp_get_num_threads(void)
+{
+    return 1;
+}
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
