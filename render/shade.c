@@ -52,9 +52,9 @@ float wg_smoothstep(float t)
 
 /* The light, linear: a warm low sun and the sky's cool fill. */
 static const wg_rgb shade_sun_light = {2.6f, 2.25f, 1.8f};
+static const wg_rgb shade_sky_light = {0.16f, 0.22f, 0.34f};
 /* The sun's elevation, degrees, below which its light and glow redden. */
 #define SHADE_GOLDEN 12.0f
-static const wg_rgb shade_sky_light = {0.16f, 0.22f, 0.34f};
 
 void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
 {
@@ -71,9 +71,6 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     p->shallow = wg_from_srgb(26, 116, 128);
     p->haze_density = 0.05f;
     p->sun_in_water = 1;
-    /* A sun below the horizon lights nothing directly, and the sky dims
-     * (it had stayed at noon's colours, a west face lit in full beside
-     * dark land).  From half a degree up nothing changes. */
     /* A low sun: its light crosses more air, which takes the blue out of
      * it; its light and the glow round it redden from SHADE_GOLDEN degrees
      * down, and the haze at the horizon warms a little.  At noon's
@@ -87,6 +84,9 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     p->glow = wg_mix(p->glow, wg_from_srgb(255, 146, 84), gold);
     p->glow_gain = 1.0f + 1.5f * gold;
     p->horizon = wg_mix(p->horizon, wg_from_srgb(226, 204, 196), 0.6f * gold);
+    /* A sun below the horizon lights nothing directly, and the sky dims
+     * (it had stayed at noon's colours, a west face lit in full beside
+     * dark land).  From half a degree up nothing changes. */
     p->sun_light = wg_smoothstep(sun_el + 0.5f);
     p->sky_light = sun_el >= 0.0f
                        ? 1.0f
@@ -261,9 +261,9 @@ static inline float shade_lit(float q)
     return t * t * (3.0f - 2.0f * t);
 }
 
-float wg_sunlit(float q)
+float wg_sunlit(float lit)
 {
-    return shade_lit(q);
+    return shade_lit(lit);
 }
 
 /* One vertex of the sweep, of height hv, at 'at' along its line: its lit
