@@ -238,6 +238,14 @@ double wg_now(void);
  * have been narrowed to one place (OMP_PROC_BIND). */
 int wg_cpus(void);
 
+/* Give the calling thread the CPUs the process started with.  libgomp
+ * binds the main thread to one place at start (OMP_PROC_BIND, OMP_PLACES,
+ * GOMP_CPU_AFFINITY), and a thread the main one starts inherits that:
+ * the renderer's and the writers' threads, wg_cpus() of them, had all run
+ * on the one CPU.  In openmp.c, beside wg_cpus.  This function can't
+ * fail (where the affinity cannot be set, the thread stays as it was). */
+void wg_thread_unbind(void);
+
 /* Format an error message into err[WG_ERR_LEN].  Always returns -1, so a
  * failing function can 'return wg_fail(err, ...)'. */
 int wg_fail(char *err, const char *fmt, ...)

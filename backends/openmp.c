@@ -149,6 +149,26 @@ __attribute__((constructor(101))) static void openmp_wait_passively(void)
 }
 #endif
 
+/* The CPUs the process started with, read before libgomp's constructor
+ * (of default priority, after this one) binds the main thread to its
+ * first place under OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY. */
+static cpu_set_t openmp_start_cpus;
+static int openmp_start_known;
+
+__attribute__((constructor(101))) static void openmp_start_affinity(void)
+{
+    openmp_start_known = sched_getaffinity(0, sizeof openmp_start_cpus,
+                                           &openmp_start_cpus) == 0;
+}
+
+void wg_thread_unbind(void)
+{
+    /* Failing leaves the thread where it was: slower, not wrong. */
+    if (openmp_start_known)
+        pthread_setaffinity_np(pthread_self(), sizeof openmp_start_cpus,
+                               &openmp_start_cpus);
+}
+
 int wg_cpus(void)
 {
     int n = 0;

@@ -92,6 +92,7 @@ typedef struct render_part_arg {
 static void *render_part_main(void *arg)
 {
     render_part_arg *a = arg;
+    wg_thread_unbind(); /* not the main thread's one place (libgomp's) */
     a->fn(a->ctx, a->part);
     return NULL;
 }
@@ -645,6 +646,7 @@ static void *render_member_main(void *arg)
 {
     const render_member *m = arg;
     int go;
+    wg_thread_unbind(); /* not the main thread's one place (libgomp's) */
     while ((go = atomic_load_explicit(&m->tm->go, memory_order_acquire)) == 0)
         sched_yield();
     for (int step = 0; go > 0 && step < RENDER_STEPS; step++) {

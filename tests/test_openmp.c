@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 #include "backends/agree.h"
 #include "backends/backend.h"
+#include "render/render.h"
 #include "test.h"
 
 static void omp_check_identical(const wg_world *w, int threads)
@@ -307,4 +309,39 @@ WG_TEST(cli_json_parses_and_matches_the_table)
     CHECK(rows >= 2, "only %d backends in the JSON", rows);
     free(table);
     wg_cli_free(&c);
+}
+
+/* The CPUs of part 1's thread, into ((int *)ctx)[part]. */
+static void openmp_test_cpus_part(void *ctx, uint32_t part)
+{
+    cpu_set_t s;
+    if (sched_getaffinity(0, sizeof s, &s) == 0)
+        ((int *)ctx)[part] = CPU_COUNT(&s);
+}
+
+/* libgomp binds the main thread to its first place at start (OMP_PROC_BIND,
+ * OMP_PLACES, GOMP_CPU_AFFINITY), and the threads wg_parallel starts for
+ * the renderer and the writers had inherited that one CPU: wg_cpus() of
+ * them on it.  Bound here as libgomp binds it, the caller's thread keeps
+ * its CPU and the others get the process's. */
+WG_TEST(openmp_binding_leaves_the_renderers_threads_every_cpu)
+{
+    cpu_set_t all, one;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) < 2) {
+        wg_skip("needs a process that may run on 2 CPUs or more");
+        return;
+    }
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    CHECK(pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0);
+    int n[2] = {0, 0};
+    wg_parallel(2, openmp_test_cpus_part, n);
+    pthread_setaffinity_np(pthread_self(), sizeof all, &all);
+    CHECK(n[0] == 1 && n[1] == CPU_COUNT(&all),
+          "the caller's thread on %d CPUs, part 1's on %d of %d", n[0], n[1],
+          CPU_COUNT(&all));
 }
