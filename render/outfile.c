@@ -1013,9 +1013,13 @@ int wg_outfile_probe(const char *path, char *err)
          * (chattr +a): the temporary was made and named there, its rename
          * failed, and it could not be removed either, left behind beside
          * "no output was changed".  An immutable one takes no new file:
-         * said why, not only "Operation not permitted". */
+         * said why, not only "Operation not permitted".  Not where the
+         * target is a folder itself: wg_outfile_open says that, the cause
+         * whatever its folder's flags. */
         outfile_folder(t.name, folder);
-        int dfd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int dfd = exists && S_ISDIR(st.st_mode)
+                      ? -1
+                      : open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int dflags = 0;
         if (dfd >= 0 && ioctl(dfd, FS_IOC_GETFLAGS, &dflags) == 0 &&
             (dflags & (FS_IMMUTABLE_FL | FS_APPEND_FL))) {

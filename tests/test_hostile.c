@@ -1203,6 +1203,26 @@ WG_TEST(hostile_append_only_folder_leaves_no_temporary)
     wg_cli_free(&c);
 }
 
+/* An output that is a folder, in an append-only folder: "it is a
+ * directory", the cause, as anywhere else; the folder's flag had been
+ * given as the reason instead. */
+WG_TEST(hostile_append_only_folder_still_says_a_directory)
+{
+    wg_cli c = hostile_sh("rm -rf aod; mkdir -p aod/d && chattr +a aod 2>/dev/null || "
+                          "{ echo no-chattr; exit 0; }; "
+                          "./worldgen --size 8 -q --out aod/d; echo $?; chattr -a aod");
+    if (strcmp(c.out, "no-chattr\n") == 0) {
+        wg_skip("chattr +a does not work here (root on a file system with it)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n") == 0 &&
+              strstr(c.err, "worldgen: --out: cannot write 'aod/d': it is a directory") &&
+              !strstr(c.err, "append-only"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* GOMP_CPU_AFFINITY naming a CPU this machine lacks (a job script from a
  * bigger one): libgomp keeps the place (from OMP_PLACES it would drop
  * it), its pthread_create for the thread bound there failed, and libgomp
