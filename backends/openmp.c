@@ -1,5 +1,8 @@
 /* openmp.c: the OpenMP backend, SPEC.md with rows across threads and the
- * inner loops over x in a shape the compiler vectorises.
+ * inner loops over x in a shape the compiler vectorises.  Being the one
+ * file built with OpenMP, it also holds what the renderer and the writers
+ * need of libgomp's view of the CPUs: wg_cpus (how many threads) and
+ * wg_thread_unbind (their threads off the main thread's bound place).
  *
  * Every cell is computed with exactly the operations, in exactly the order,
  * SPEC.md writes, so the result is identical to the scalar backend's to the
