@@ -138,6 +138,32 @@ static int outfile_errno(const char *path, int e, char *err)
 
 /* ---- what a name means ------------------------------------------------- */
 
+/* Whether the folder 'dir' has been removed (rm -r from another shell
+ * while we are in it).  It has no links left, but st_nlink alone does not
+ * say so: some file systems (FUSE ones, NFS servers) give 0 for every
+ * folder, where every output would have been refused.  The kernel's name
+ * for it says " (deleted)" only where it is gone; without /proc, the
+ * links alone are taken. */
+static int outfile_folder_deleted(const char *dir)
+{
+    struct stat ds;
+    if (stat(dir, &ds) != 0 || !S_ISDIR(ds.st_mode) || ds.st_nlink != 0)
+        return 0;
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    char link[64], name[PATH_MAX + 16];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t len = readlink(link, name, sizeof name - 1);
+    close(fd);
+    if (len < 0)
+        return 1;
+    name[len] = '\0';
+    static const char mark[] = " (deleted)";
+    return (size_t)len >= sizeof mark - 1 &&
+           strcmp(name + len - (sizeof mark - 1), mark) == 0;
+}
+
 /* The folder 'name' is in: "/" for "/x", "." for "x". */
 static void outfile_folder(const char *name, char *dir)
 {
@@ -577,15 +603,14 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
     snprintf(outfile_dst[slot], OUTFILE_PATH_MAX, "%s", t.name);
 
     /* Nor in a folder removed while we are in it (the current folder,
-     * rm -r from another shell): it has no links left.  Asked first:
+     * rm -r from another shell; outfile_folder_deleted).  Asked first:
      * ext4 then refuses the temporary (ENOENT), but tmpfs makes it, and
      * the run failed only at the end, when the name could not be made. */
     {
         char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
         snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
                  dirlen ? t.name : ".");
-        struct stat ds;
-        if (stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode) && ds.st_nlink == 0)
+        if (outfile_folder_deleted(dir))
             return wg_fail(err, "the folder '%s' has been deleted (it is in "
                            "no folder any more), so nothing can be written "
                            "there", wg_outfile_shown(dir, shown));
