@@ -941,3 +941,33 @@ WG_TEST(tiles_failures_say_why_and_leave_no_list)
           "%s%s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* The default -j reads worldgen's --threads as worldgen does, by a prefix
+ * too (--thr 2, --t=2), the last one given: with --thr 2 the tiles had
+ * run one at a time.  A stand-in parallel records its -j. */
+WG_TEST(tiles_default_jobs_read_threads_by_prefix)
+{
+    char dir[512];
+    tl_dir(dir, "tl-jobs");
+    static const struct { const char *opts, *want; } runs[] = {
+        {"--threads 2", "-j 50%"},
+        {"--thr 2", "-j 50%"},
+        {"--t=4", "-j 25%"},
+        {"--threads 1 --thr 5", "-j 20%"},
+        {"--mesh openmp", "-j 1 "},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        wg_cli c;
+        tl_run(&c, "mkdir -p '%s/bin' && printf '#!/bin/sh\\necho \"$*\" "
+               ">>\"$0.args\"\\n' >'%s/bin/parallel' && chmod +x "
+               "'%s/bin/parallel' && rm -rf '%s/out' '%s/bin/parallel.args' "
+               "&& PATH='%s/bin':$PATH '%s/scripts/tiles' --size 20 --tile 10 "
+               "-q --out '%s/out' -- %s >/dev/null 2>&1; cat "
+               "'%s/bin/parallel.args'",
+               dir, dir, dir, dir, dir, dir, wg_srcdir(), dir, runs[i].opts,
+               dir);
+        CHECK(strstr(c.out, runs[i].want), "-- %s: wanted '%s' in: %s",
+              runs[i].opts, runs[i].want, c.out);
+        wg_cli_free(&c);
+    }
+}
