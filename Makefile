@@ -151,7 +151,8 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 # open every map worldgen writes with, and the engines scripts/tiles runs
 # on: GNU parallel, and Slurm with munge (the test starts a one-node cluster),
 # and time(1) for their peak memory per tile; Blender 3.4, which the tests
-# import the OBJ and the GLB into, headless; python3, which the tests
+# import the OBJ and the GLB into, headless, and assimp's command line tool
+# (assimp-utils), the library many engines load meshes with; python3, which the tests
 # read JSON with and scripts/spec_reference.py runs on; locales, whose
 # localedef makes the comma-decimal locale the tests run the figures in
 # (a fresh Debian 12 has none, and those tests were skipped).
@@ -159,7 +160,7 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
         libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs locales \
         libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time \
-        blender python3
+        blender assimp-utils python3
 
 .PHONY: all deps deps-install run test clean bench fuzz valgrind FORCE
 # Keep generated files (the embedded shaders) that make would delete as intermediates.

@@ -1008,3 +1008,47 @@ WG_TEST(gltf_blender_imports_both_objects)
         wg_cli_free(&c);
     }
 }
+
+/* assimp (the Open Asset Import Library, which many engines and tools
+ * load glTF with) imports every sample: the terrain with its N*N vertices
+ * and two triangles a cell (where not simplified), the water as a mesh of
+ * its own where there is water, and the texture embedded. */
+WG_TEST(gltf_assimp_imports_every_sample)
+{
+    wg_cli c = wg_cli_sh("command -v assimp");
+    int have = c.status == 0;
+    wg_cli_free(&c);
+    if (!have) {
+        wg_skip("needs assimp on PATH (make deps installs assimp-utils)");
+        return;
+    }
+    char paths[8][400], cmd[4096];
+    size_t count = gltf_samples(paths, 8);
+    for (size_t i = 0; i < count; i++) {
+        glb g;
+        int water = glb_read(paths[i], &g) == 0 &&
+                    gj_get(&g.json, "nodes")->len == 2;
+        glb_free(&g);
+        unsigned n = 0;
+        const char *base = strrchr(paths[i], '/');
+        sscanf(base ? base + 1 : paths[i], "sample-%u-", &n);
+        snprintf(cmd, sizeof cmd, "assimp info '%s' 2>&1 | grep -v '%%$'",
+                 paths[i]);
+        c = wg_cli_sh(cmd);
+        char terrain[120];
+        if (strstr(paths[i], "-simple"))
+            snprintf(terrain, sizeof terrain, "0 (terrain): [");
+        else
+            snprintf(terrain, sizeof terrain,
+                     "0 (terrain): [%u / 0 / %u | triangle]", n * n,
+                     2 * (n - 1) * (n - 1));
+        CHECK(c.status == 0 &&
+                  strstr(c.out, "Importing file ...                   OK") &&
+                  strstr(c.out, terrain) &&
+                  !strstr(c.out, "1 (water): [") == !water &&
+                  strstr(c.out, "Textures (embed.):  1"),
+              "%s: want '%s'%s:\n%s", paths[i], terrain,
+              water ? " and the water" : "", c.out);
+        wg_cli_free(&c);
+    }
+}

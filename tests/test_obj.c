@@ -868,3 +868,42 @@ WG_TEST(obj_blender_imports_the_mesh)
     wg_cli_free(&c);
     obj_free(&o);
 }
+
+/* assimp (the Open Asset Import Library, which many engines and tools
+ * load OBJ with) reads the relative indices as the mesh too: its command
+ * line tool's summary names both objects with N*N-cell counts of
+ * triangles, the file's bounds, and the texture on the terrain's
+ * material. */
+WG_TEST(obj_assimp_imports_the_mesh)
+{
+    wg_cli c = wg_cli_sh("command -v assimp");
+    int have = c.status == 0;
+    wg_cli_free(&c);
+    if (!have) {
+        wg_skip("needs assimp on PATH (make deps installs assimp-utils)");
+        return;
+    }
+    char path[300], cmd[600];
+    snprintf(path, sizeof path, "%s/a.obj", wg_tmpdir());
+    c = obj_run(path);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    obj_read o;
+    CHECK(obj_parse(path, &o) == 0 && o.objects == 2);
+    snprintf(cmd, sizeof cmd, "assimp info '%s' 2>&1 | grep -v '%%$'", path);
+    c = wg_cli_sh(cmd);
+    size_t n = OBJ_N, tf = 2 * (n - 1) * (n - 1), wf = o.nf - tf;
+    char terrain[100], water[100], faces[60];
+    snprintf(terrain, sizeof terrain, "0 (terrain): [");
+    snprintf(faces, sizeof faces, "/ 0 / %zu | triangle]", tf);
+    snprintf(water, sizeof water, "/ 0 / %zu | triangle]", wf);
+    const char *t = strstr(c.out, terrain), *w = strstr(c.out, "1 (water): [");
+    CHECK(c.status == 0 && strstr(c.out, "Importing file ...                   OK") &&
+              t && strstr(t, faces) && w && strstr(w, water) &&
+              strstr(c.out, "Minimum point      (-3.000000 ") &&
+              strstr(c.out, "Maximum point      (3.000000 ") &&
+              strstr(c.out, "_albedo.png"),
+          "want terrain '%s', water '%s':\n%s", faces, water, c.out);
+    wg_cli_free(&c);
+    obj_free(&o);
+}
