@@ -110,6 +110,15 @@ static int window_load_sdl(char *err)
 int wg_window_show(const wg_image *img, const char *title, long timeout,
                    char *err)
 {
+    /* Nowhere to show it: no X display, no Wayland socket named or
+     * findable (libwayland looks in XDG_RUNTIME_DIR), no driver asked
+     * for.  Said here: SDL, trying Wayland after X11, had libwayland
+     * print "error: XDG_RUNTIME_DIR is invalid or not set" before our
+     * own message. */
+    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") &&
+        !getenv("XDG_RUNTIME_DIR") && !getenv("SDL_VIDEODRIVER"))
+        return wg_fail(err, "cannot open a window: no display (DISPLAY=%s, "
+                            "WAYLAND_DISPLAY=%s)", "(unset)", "(unset)");
     if (window_load_sdl(err) != 0)
         return -1;
     /* worldgen handles SIGINT and SIGTERM itself (removing half-written

@@ -129,19 +129,25 @@ WG_TEST(window_shows_the_picture_under_xvfb)
     free(pic);
 }
 
+/* No display: exit 1 with worldgen's own message and the PNG kept.  With
+ * no XDG_RUNTIME_DIR either (a shell over ssh, cron, a container), it is
+ * worldgen's message alone: SDL's try of Wayland had libwayland print
+ * "error: XDG_RUNTIME_DIR is invalid or not set in the environment."
+ * first. */
 WG_TEST(window_without_a_display_fails_but_keeps_the_png)
 {
     char cmd[700];
     snprintf(cmd, sizeof cmd,
              "cd %s && env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER "
-             "%s/worldgen --size 24 -q --out nodisplay.png --width 64 "
+             "-u XDG_RUNTIME_DIR %s/worldgen --size 24 -q --out nodisplay.png --width 64 "
              "--height 48 --show; echo \"status $?\"; ls nodisplay.png",
              wg_tmpdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "status 1\nnodisplay.png\n"), "%s %s", c.out, c.err);
 #ifdef WG_HAVE_SDL2
     CHECK(strstr(c.err, "worldgen: --show: cannot open a window") &&
-              strstr(c.err, "the picture is in nodisplay.png"), "%s", c.err);
+              strstr(c.err, "the picture is in nodisplay.png") &&
+              !strstr(c.err, "XDG_RUNTIME_DIR"), "%s", c.err);
 #else
     CHECK(strstr(c.err, "built without SDL2"), "%s", c.err);
 #endif
