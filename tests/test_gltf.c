@@ -935,6 +935,15 @@ static size_t gltf_samples(char paths[][400], size_t max)
     return count;
 }
 
+/* Whether the GLB at path has the water's node beside the terrain's. */
+static int gltf_has_water(const char *path)
+{
+    glb g;
+    int water = glb_read(path, &g) == 0 && gj_get(&g.json, "nodes")->len == 2;
+    glb_free(&g);
+    return water;
+}
+
 WG_TEST(gltf_khronos_validator_finds_no_error)
 {
     char node[1024], paths[8][400];
@@ -987,10 +996,7 @@ WG_TEST(gltf_blender_imports_both_objects)
     char paths[8][400], cmd[4096];
     size_t count = gltf_samples(paths, 8);
     for (size_t i = 0; i < count; i++) {
-        glb g;
-        int water = glb_read(paths[i], &g) == 0 &&
-                    gj_get(&g.json, "nodes")->len == 2;
-        glb_free(&g);
+        const int water = gltf_has_water(paths[i]);
         snprintf(cmd, sizeof cmd,
                  "blender -b --factory-startup --python-expr \""
                  "import bpy\n"
@@ -1025,10 +1031,7 @@ WG_TEST(gltf_assimp_imports_every_sample)
     char paths[8][400], cmd[4096];
     size_t count = gltf_samples(paths, 8);
     for (size_t i = 0; i < count; i++) {
-        glb g;
-        int water = glb_read(paths[i], &g) == 0 &&
-                    gj_get(&g.json, "nodes")->len == 2;
-        glb_free(&g);
+        const int water = gltf_has_water(paths[i]);
         unsigned n = 0;
         const char *base = strrchr(paths[i], '/');
         sscanf(base ? base + 1 : paths[i], "sample-%u-", &n);
