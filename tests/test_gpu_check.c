@@ -84,8 +84,24 @@ WG_TEST(gpu_check_bundle_after_run)
              "cmp .gpu/bin/worldgen /bin/true && cmp .gpu/bin/run /bin/true && echo bundled",
              tree);
     c = wg_cli_sh(cmd);
-    CHECK(strstr(c.out, "/.gpu/exec\" worldgen") && strstr(c.out, "\nbundled\n"),
+    CHECK(strstr(c.out, "/.gpu/exec' worldgen") && strstr(c.out, "\nbundled\n"),
           "status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* run's wrappers hold the tree's path as it is, whatever it holds: in
+ * double quotes, a tree under a name with $(...) had run the command at
+ * each wrapper's start, and exec'd a path without it (not found). */
+WG_TEST(gpu_check_wrappers_quote_the_tree)
+{
+    char tree[512], cmd[4096];
+    gc_tree(tree, "gc-q $(touch pwned)`touch pwned2`\"x\\y %s");
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && GPU_CHECK_QUICK=1 timeout 60 scripts/gpu-check run o >/dev/null 2>&1; "
+             "./worldgen && tests/run && .gpu/path/jq && echo ran; ls pwned pwned2 2>/dev/null",
+             tree);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "ran\n") == 0, "status %d: %s%s", c.status, c.out, c.err);
     wg_cli_free(&c);
 }
 
