@@ -374,6 +374,28 @@ WG_TEST(tiles_parallel_failed_tile_is_made_again_alone)
     wg_cli_free(&c);
 }
 
+/* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
+ * byte beyond ASCII (printf %q wrote $'...' for both, which the tasks'
+ * /bin/sh read as '$' and backslashes: every task failed), and $(...),
+ * '"' and ';' (run as a command by none).  Made whole, mosaic
+ * and all, and the marker never made. */
+static void tl_slurm_hostile_folder(const char *dir)
+{
+    char out[700]; /* a printf format for the shell's printf */
+    snprintf(out, sizeof out, "%s/h\\t\\303\\251 $(touch pwned)\"x;y", dir);
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && '%s/scripts/tiles' -q --size 33 --tile 17 --engine slurm "
+                    "--wait --out \"$(printf '%s')\" -- --erosion 1 --hydraulic 2 "
+                    "--mesh scalar && cd \"$(printf '%s')\" && ls slurm/tile-*_3.out && "
+                    "gdalinfo height.vrt | grep -c 'Size is 33, 33'; "
+                    "find '%s' -name pwned | grep -q . && echo PWNED; true",
+                    dir, wg_srcdir(), out, out, dir);
+    CHECK(strstr(c.out, "tiles of 17 (2x2") && strstr(c.out, "_3.out\n1\n") &&
+              !strstr(c.out, "PWNED"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A one-node Slurm cluster: slurmctld, slurmd and munged of their own
  * (tests/slurm/cluster.sh), stopped whatever happens, also if the runner
  * dies (the script watches its process). */
@@ -400,6 +422,7 @@ WG_TEST(tiles_slurm_array_is_the_whole_world)
         st = tl_run(&c, "ls '%s'/out/slurm/tile-*.out | wc -l", dir);
         CHECK(st == 0 && atoi(c.out) == 17, "array tasks' logs: %s", c.out);
         wg_cli_free(&c);
+        tl_slurm_hostile_folder(dir);
         unsetenv("WG_TILES_POLL");
         unsetenv("SLURM_CONF");
     }
