@@ -376,13 +376,14 @@ WG_TEST(tiles_parallel_failed_tile_is_made_again_alone)
 
 /* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
  * byte beyond ASCII (printf %q wrote $'...' for both, which the tasks'
- * /bin/sh read as '$' and backslashes: every task failed), and $(...),
- * '"' and ';' (run as a command by none).  Made whole, mosaic
+ * /bin/sh read as '$' and backslashes: every task failed), sbatch's '%j'
+ * and '%' (its --output pattern: no task's log could be opened), and
+ * $(...), '"' and ';' (run as a command by none).  Made whole, mosaic
  * and all, and the marker never made. */
 static void tl_slurm_hostile_folder(const char *dir)
 {
     char out[700]; /* a printf format for the shell's printf */
-    snprintf(out, sizeof out, "%s/h\\t\\303\\251 $(touch pwned)\"x;y", dir);
+    snprintf(out, sizeof out, "%s/h\\t\\303\\251 %%%%j 100%%%% $(touch pwned)\"x;y", dir);
     wg_cli c;
     int st = tl_run(&c, "cd '%s' && '%s/scripts/tiles' -q --size 33 --tile 17 --engine slurm "
                     "--wait --out \"$(printf '%s')\" -- --erosion 1 --hydraulic 2 "
@@ -750,6 +751,15 @@ WG_TEST(tiles_usage_errors)
                      wg_srcdir());
     CHECK(dst == 0 && strcmp(d.out + d.out_len - 3, "ok\n") == 0, "status %d: %s %s", dst,
           d.out, d.err);
+    wg_cli_free(&d);
+    /* --engine slurm into a folder with a '\': sbatch drops it from the
+     * tasks' log names, and no task had started ("0 failed"); refused
+     * before anything is made. */
+    dst = tl_run(&d, "'%s/scripts/tiles' --size 40 --tile 20 --engine slurm --out 'tl\\bs'; "
+                 "st=$?; test -e 'tl\\bs' && echo left; exit $st", wg_srcdir());
+    CHECK(dst == 2 && strstr(d.err, "/tl\\bs': a folder with a '\\', which sbatch drops") &&
+              d.out_len == 0,
+          "status %d: %s %s", dst, d.out, d.err);
     wg_cli_free(&d);
     wg_cli c;
     int st = tl_run(&c, "'%s/scripts/tiles' --help", wg_srcdir());
