@@ -820,6 +820,28 @@ WG_TEST(tiles_report_in_a_comma_locale)
     wg_cli_free(&c);
 }
 
+/* The report's options are the plan's, and --plan-only's folder is the
+ * folder, backslashes and all.  Given to awk by -v, which reads escapes,
+ * the options --gpu 'a\tb\\c' (the plan's %q: a\\tb\\\\c) had been said
+ * as a\tb\\c, and a folder x\ny had been printed on two lines. */
+WG_TEST(tiles_report_says_the_plans_options)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-escapes");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && '%s/scripts/tiles' --size 20 --tile 20 -q --out out -- "
+                    "--erosion 1 --hydraulic 1 --mesh scalar --gpu 'a\\tb\\\\c' && "
+                    "grep '^options ' out/plan | cut -c9- > plan.opts && "
+                    "sed -n 's/^worldgen options: //p' out/report.txt | cmp - plan.opts && "
+                    "'%s/scripts/tiles' --size 20 --tile 20 --plan-only --out 'x\\ny' | head -n 1",
+                    dir, wg_srcdir(), wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "/x\\ny/plan: 1 tiles of 20"), "status %d: %s%s", st, c.out,
+          c.err);
+    wg_cli_free(&c);
+}
+
 /* A worldgen whose path has a newline is refused before anything is
  * planned: the plan keeps the path on a line, so its second part had
  * become a key, every tile had failed, and the plan had refused the next
