@@ -842,6 +842,33 @@ WG_TEST(tiles_report_says_the_plans_options)
     wg_cli_free(&c);
 }
 
+/* --transfer's plan for the hosts names the copy of worldgen in DIR/.xfer
+ * as it is (here a stand-in parallel shows it): sed had read the folder's
+ * '&' as its match (another worldgen), and its '|' and '\1' as its own
+ * syntax (a failure that left .xfer behind).  A folder with a newline,
+ * which the plan cannot hold on a line, is refused. */
+WG_TEST(tiles_transfer_plan_names_the_copy)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-xfer");
+    wg_cli c;
+    tl_run(&c, "cd '%s' && mkdir bin && printf '#!/bin/sh\\ngrep \"^worldgen \" plan >&2\\n"
+               "exit 1\\n' > bin/parallel && chmod +x bin/parallel && "
+               "for d in 'a&b' 'a|b' 'a\\1b'; do PATH=$PWD/bin:$PATH '%s/scripts/tiles' "
+               "--size 20 --tile 10 -q --transfer -S h --out \"$d\" 2>&1 | grep '^worldgen '; "
+               "ls -A \"$d\" | grep -x .xfer; done; PATH=$PWD/bin:$PATH '%s/scripts/tiles' "
+               "--size 20 --tile 10 -q --transfer -S h --out \"$(printf 'n\\ny')\"; "
+               "echo \"status $?\"",
+               dir, wg_srcdir(), wg_srcdir());
+    char want[2048];
+    snprintf(want, sizeof want, "worldgen %s/a&b/.xfer/bin/worldgen\nworldgen %s/a|b/.xfer/"
+             "bin/worldgen\nworldgen %s/a\\1b/.xfer/bin/worldgen\nstatus 2\n", dir, dir, dir);
+    CHECK(strcmp(c.out, want) == 0 && strstr(c.err, "has a newline"), "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A worldgen whose path has a newline is refused before anything is
  * planned: the plan keeps the path on a line, so its second part had
  * become a key, every tile had failed, and the plan had refused the next
