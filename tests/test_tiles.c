@@ -869,6 +869,33 @@ WG_TEST(tiles_transfer_plan_names_the_copy)
     wg_cli_free(&c);
 }
 
+/* A host's tiles (-S, here an ssh stand-in that runs the command as a
+ * login shell of sh would) in a folder caf\303\251: printf %q had quoted
+ * it as $'caf\303\251', which sh read as '$' and backslashes, and every
+ * tile had failed ("no folder").  And in $'...' the folder's braces were
+ * bare: GNU parallel read its {} as the tile, and a {=`touch pwned`=} as
+ * Perl to run, here on this machine too. */
+WG_TEST(tiles_ssh_host_with_a_login_shell_of_sh)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-sh-host");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && cat > ssh <<'E'\n#!/bin/sh\n"
+                    "while [ $# -gt 0 ]; do case $1 in -[opliSF]) shift 2 ;; -*) shift ;;\n"
+                    "*) shift; [ \"$1\" = -- ] && shift; break ;; esac; done\n"
+                    "exec /bin/sh -c \"$*\"\nE\nchmod +x ssh; tiles() { '%s/scripts/tiles' "
+                    "--size 20 --tile 10 -q \"$@\" -- --erosion 1 --hydraulic 1 --mesh scalar | "
+                    "grep -c '^world 20x20 in 4 tiles of 10 '; }; SHELL=/bin/sh tiles -S "
+                    "\"$PWD/ssh h\" --out \"$(printf 'caf\\303\\251{}{.}{=1=}')\"; "
+                    "tiles --out \"$(printf 'caf\\303\\251{=`touch pwned`=}')\"; "
+                    "test -e pwned && echo PWNED",
+                    dir, wg_srcdir());
+    CHECK(st == 1 && strcmp(c.out, "1\n1\n") == 0, "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A worldgen whose path has a newline is refused before anything is
  * planned: the plan keeps the path on a line, so its second part had
  * become a key, every tile had failed, and the plan had refused the next
