@@ -257,7 +257,10 @@ if [ -n "$csv" ] && [ "$csv" != - ]; then
         # A folder that takes new names but lets none be renamed or
         # removed (chattr +a): the temporary had been made, its rename
         # failed after the measuring, and it stayed.
-        case $(lsattr -d -- "${csv%/*}/" 2>/dev/null | cut -d' ' -f1) in
+        # (The first line's first field: a name with a newline goes on,
+        # and its second line had been read as the flags, 'x\nai' as a
+        # and i.)
+        case $(lsattr -d -- "${csv%/*}/" 2>/dev/null | sed -n '1s/ .*//p') in
         *[ai]*) echo "bench.sh: -c: cannot write '$csv': its folder is append-only or immutable (lsattr -d; chattr -a -i)" >&2
                 exit 1 ;;
         esac

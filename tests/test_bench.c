@@ -322,6 +322,22 @@ WG_TEST(bench_csv_in_an_append_only_folder)
     wg_cli_free(&c);
 }
 
+/* A -c in a folder whose name has a newline and, after it, an 'a' or an
+ * 'i' is written: lsattr's second line (the name's rest) had been read as
+ * its flags, "its folder is append-only or immutable". */
+WG_TEST(bench_csv_in_a_folder_with_a_newline)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "d=$(printf 'x\\nai') && rm -rf \"$d\" && mkdir \"$d\" && '%s/scripts/bench.sh' "
+             "-s 16 -r 1 -b scalar -H 1 -c \"$d/b.csv\" >/dev/null && head -n 1 \"$d/b.csv\"",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strncmp(c.out, "size,backend,", 13) == 0, "status %d: %s %s",
+          c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A signal ends the script without a temporary left: the JSON's (in
  * $TMPDIR) and the CSV's (beside it); and at once, not after the size's
  * other runs (1000 of them, half a minute). */

@@ -956,6 +956,21 @@ WG_TEST(tiles_append_only_out_leaves_no_temporary)
     wg_cli_free(&c);
 }
 
+/* A folder whose name has a newline and, after it, an 'a' or an 'i' is no
+ * append-only or immutable one: lsattr's second line (the name's rest)
+ * had been read as its flags. */
+WG_TEST(tiles_out_with_a_newline_is_no_append_only_folder)
+{
+    char dir[512];
+    tl_dir(dir, "tl-nl-ai");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && '%s/scripts/tiles' --size 40 --tile 20 --plan-only -q "
+                    "--out \"$(printf 'x\\nai')\" && test -s \"$(printf 'x\\nai')/plan\"",
+                    dir, wg_srcdir());
+    CHECK(st == 0 && !c.err[0], "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* GNU parallel failing before any tile (a TMPDIR it cannot use) is said to
  * be parallel's failure: the run had said 'the same command again makes
  * them', which meets the same failure. */
