@@ -752,13 +752,16 @@ WG_TEST(tiles_usage_errors)
     CHECK(dst == 0 && strcmp(d.out + d.out_len - 3, "ok\n") == 0, "status %d: %s %s", dst,
           d.out, d.err);
     wg_cli_free(&d);
-    /* --engine slurm into a folder with a '\': sbatch drops it from the
-     * tasks' log names, and no task had started ("0 failed"); refused
-     * before anything is made. */
-    dst = tl_run(&d, "'%s/scripts/tiles' --size 40 --tile 20 --engine slurm --out 'tl\\bs'; "
-                 "st=$?; test -e 'tl\\bs' && echo left; exit $st", wg_srcdir());
-    CHECK(dst == 2 && strstr(d.err, "/tl\\bs': a folder with a '\\', which sbatch drops") &&
-              d.out_len == 0,
+    /* status of such a folder, of one named '-' and of one that CDPATH
+     * names elsewhere too is of the folder here: cd had taken -d for its
+     * option ("-d holds no plan"), - for $OLDPWD, and CDPATH's for this. */
+    dst = tl_run(&d, "rm -rf tl-st && mkdir -p tl-st && cd tl-st && t='%s/scripts/tiles' && "
+                 "$t --size 40 --tile 10 --plan-only --out elsewhere/x >/dev/null && "
+                 "for o in -d - x; do $t --size 40 --tile 20 --plan-only --out \"$o\" >/dev/null "
+                 "&& OLDPWD=$PWD/elsewhere/x CDPATH=$PWD/elsewhere $t status \"$o\"; done",
+                 wg_srcdir());
+    CHECK(dst == 0 && strcmp(d.out, "0/4 tiles done\n0/4 tiles done\n0/4 tiles done\n") == 0 &&
+              !d.err[0],
           "status %d: %s %s", dst, d.out, d.err);
     wg_cli_free(&d);
     wg_cli c;
