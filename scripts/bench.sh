@@ -104,6 +104,10 @@ set -euo pipefail
 # had commas inside its fields.
 export LC_ALL=C
 here=$PWD
+# The tree this script is in, not a folder of that name under an exported
+# CDPATH: cd scripts/.. had gone there, printed its path on standard
+# output, and run its worldgen.
+unset CDPATH
 cd "$(dirname "$0")/.."
 
 sizes="32 64 96 128 192 512 1024 2048"

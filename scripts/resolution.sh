@@ -15,6 +15,10 @@
 # fails (resolution.c says why: options under which erosion changes nothing
 # leave no share to give).
 set -euo pipefail
+# The tree this script is in, not a folder of that name under an exported
+# CDPATH: cd scripts/.. had gone there, printed its path on standard
+# output, and run its worldgen.
+unset CDPATH
 cd "$(dirname "$0")/.."
 usage() {
     echo "resolution.sh: $*" >&2

@@ -338,6 +338,26 @@ WG_TEST(bench_csv_in_a_folder_with_a_newline)
     wg_cli_free(&c);
 }
 
+/* Run as scripts/bench.sh (and scripts/resolution.sh, scripts/gpu-check)
+ * with an exported CDPATH that names a folder holding a scripts/ too: cd
+ * scripts/.. had gone there, printed its path as the first line of the
+ * table (and of a CSV on standard output), and run that tree's worldgen. */
+WG_TEST(bench_scripts_ignore_cdpath)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p decoy/scripts && cd '%s' && export CDPATH=\"$OLDPWD/decoy\" && "
+             "scripts/bench.sh -s 16 -r 1 -b scalar -H 1 | head -n 1 && "
+             "scripts/resolution.sh 17 33 | head -n 1 && scripts/gpu-check --help | head -n 1",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && strncmp(c.out, "worldgen ", 9) == 0 &&
+              strstr(c.out, "\n17 against 33,") && strstr(c.out, "\ngpu-check: the Vulkan") &&
+              !strstr(c.out, "decoy"),
+          "status %d: %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A signal ends the script without a temporary left: the JSON's (in
  * $TMPDIR) and the CSV's (beside it); and at once, not after the size's
  * other runs (1000 of them, half a minute). */
