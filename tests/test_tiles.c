@@ -752,6 +752,13 @@ WG_TEST(tiles_usage_errors)
     CHECK(dst == 0 && strcmp(d.out + d.out_len - 3, "ok\n") == 0, "status %d: %s %s", dst,
           d.out, d.err);
     wg_cli_free(&d);
+    /* A --worldgen named like an option is a file too. */
+    dst = tl_run(&d, "rm -rf tl-wg && mkdir tl-wg && cd tl-wg && cp '%s/worldgen' ./-wg && "
+                 "'%s/scripts/tiles' --size 40 --tile 20 -q --plan-only --worldgen -wg --out o "
+                 ">/dev/null && grep '^worldgen ' o/plan", wg_srcdir(), wg_srcdir());
+    CHECK(dst == 0 && strstr(d.out, "/tl-wg/-wg\n") && !d.err[0], "status %d: %s %s", dst,
+          d.out, d.err);
+    wg_cli_free(&d);
     /* status of such a folder, of one named '-' and of one that CDPATH
      * names elsewhere too is of the folder here: cd had taken -d for its
      * option ("-d holds no plan"), - for $OLDPWD, and CDPATH's for this. */
