@@ -752,6 +752,20 @@ WG_TEST(tiles_usage_errors)
     CHECK(dst == 0 && strcmp(d.out + d.out_len - 3, "ok\n") == 0, "status %d: %s %s", dst,
           d.out, d.err);
     wg_cli_free(&d);
+    /* WG_TILES_POLL, --wait's pause: one that sleep refuses had made the
+     * wait poll Slurm without a pause, a sleep error a poll. */
+    static const char *const polls[] = {"%n", "-1", "0", "0.0", "1e3", "2s", "1.2.3"};
+    for (size_t i = 0; i < sizeof polls / sizeof polls[0]; i++) {
+        dst = tl_run(&d, "WG_TILES_POLL='%s' '%s/scripts/tiles' --size 40 --tile 20 "
+                     "--engine slurm --wait --out tl-poll; st=$?; test -e tl-poll && echo left; "
+                     "exit $st", polls[i], wg_srcdir());
+        char says[200];
+        snprintf(says, sizeof says, "WG_TILES_POLL '%s': the seconds between --wait's polls, "
+                 "a number over 0", polls[i]);
+        CHECK(dst == 2 && strstr(d.err, says) && d.out_len == 0, "'%s': status %d: %s %s",
+              polls[i], dst, d.out, d.err);
+        wg_cli_free(&d);
+    }
     /* A --worldgen named like an option is a file too. */
     dst = tl_run(&d, "rm -rf tl-wg && mkdir tl-wg && cd tl-wg && cp '%s/worldgen' ./-wg && "
                  "'%s/scripts/tiles' --size 40 --tile 20 -q --plan-only --worldgen -wg --out o "
