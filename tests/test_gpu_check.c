@@ -139,9 +139,20 @@ WG_TEST(gpu_check_refuses_bad_arguments)
         {"run", "run takes one argument, OUT (given 0)"},
         {"run o extra", "run takes one argument, OUT (given 2)"},
         {"frob", "unknown command 'frob'"},
+        /* (( )) had evaluated the value: PWD[$(touch pwned)] ran touch. */
+        {"run o GPU_CHECK_QUICK='PWD[$(touch pwned)]'",
+         "GPU_CHECK_QUICK 'PWD[$(touch pwned)]': 1 (every part small) or 0"},
+        {"run o GPU_CHECK_QUICK=yes", "GPU_CHECK_QUICK 'yes': 1 (every part small) or 0"},
+        {"run o WG_GPU_LIBC=mine", "WG_GPU_LIBC 'mine': system or bundled"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(cmd, sizeof cmd, "cd '%s' && scripts/gpu-check %s", tree, bad[i][0]);
+        /* "run o NAME=VALUE": the setting in the environment. */
+        const char *env = strncmp(bad[i][0], "run o ", 6) == 0 && strchr(bad[i][0], '=')
+                              ? bad[i][0] + 6
+                              : "";
+        snprintf(cmd, sizeof cmd, "cd '%s' && %s scripts/gpu-check %.*s; st=$?; "
+                 "test -e pwned && echo pwned; exit $st", tree, env,
+                 env[0] ? 5 : (int)strlen(bad[i][0]), bad[i][0]);
         wg_cli c = wg_cli_sh(cmd);
         CHECK(c.status == 2 && strstr(c.err, bad[i][1]) && strstr(c.err, "usage: ") &&
                   !c.out[0],
