@@ -1090,9 +1090,11 @@ WG_TEST(tiles_failures_say_why_and_leave_no_list)
     wg_cli_free(&c);
 }
 
-/* The default -j reads worldgen's --threads as worldgen does, by a prefix
- * too (--thr 2, --t=2), the last one given: with --thr 2 the tiles had
- * run one at a time.  A stand-in parallel records its -j. */
+/* The default -j reads worldgen's --threads and --mesh as worldgen does,
+ * by a prefix too (--thr 2, --t=2, --me=scalar), the last one given, a
+ * value as a value: with --thr 2 the tiles had run one at a time, and
+ * --gpu scalar had been taken for --mesh scalar.  A stand-in parallel
+ * records its -j. */
 WG_TEST(tiles_default_jobs_read_threads_by_prefix)
 {
     char dir[512];
@@ -1103,6 +1105,10 @@ WG_TEST(tiles_default_jobs_read_threads_by_prefix)
         {"--t=4", "-j 25%"},
         {"--threads 1 --thr 5", "-j 20%"},
         {"--mesh openmp", "-j 1 "},
+        {"--mesh scalar", "-j 100%"},
+        {"--me=scalar", "-j 100%"},
+        {"--mesh scalar,openmp", "-j 1 "},
+        {"--gpu scalar --mesh openmp", "-j 1 "},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         wg_cli c;
