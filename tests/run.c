@@ -147,6 +147,16 @@ wg_cli wg_cli_sh(const char *script)
     return run_spawn("/bin/sh", argv);
 }
 
+int wg_have_command(const char *name)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "command -v '%s' >/dev/null", name);
+    wg_cli c = wg_cli_sh(cmd);
+    int have = c.status == 0;
+    wg_cli_free(&c);
+    return have;
+}
+
 void wg_cli_free(wg_cli *c)
 {
     free(c->out);

@@ -48,6 +48,9 @@ typedef struct wg_cli {
 wg_cli wg_cli_run(const char *const *argv);
 /* The same through /bin/sh -c, for pipes and redirections. */
 wg_cli wg_cli_sh(const char *script);
+/* Whether the program 'name' is on PATH (command -v), for tests that need
+ * a tool make deps installs and skip without it. */
+int wg_have_command(const char *name);
 void wg_cli_free(wg_cli *c);
 
 /* Read a whole file; NULL if it cannot be read.  Caller frees. */

@@ -54,6 +54,12 @@ static const char *build_tail(const char *s, size_t keep)
     return len > keep ? s + len - keep : s;
 }
 
+/* Shell: the source tree (its printf argument, wg_srcdir()) copied into
+ * ./tree, without what a build made, for a make of its own there. */
+#define BUILD_COPY_TREE                                                    \
+    "tar -C '%s' --exclude=./.git --exclude=./build --exclude=./worldgen " \
+    "    --exclude=./tests/run -cf - . | tar -C tree -xf -; "
+
 WG_TEST(build_follows_its_configuration)
 {
 #ifdef BUILD_TEST_SANITIZED
@@ -71,8 +77,7 @@ WG_TEST(build_follows_its_configuration)
     /* The tree without what a build made, and the stand-ins. */
     c = build_sh(
         "set -e; mkdir tree pc fake; "
-        "tar -C '%s' --exclude=./.git --exclude=./build --exclude=./worldgen "
-        "    --exclude=./tests/run -cf - . | tar -C tree -xf -; "
+        BUILD_COPY_TREE
         "for d in $(pkg-config --variable pc_path pkg-config | tr : ' '); do "
         "  for f in \"$d\"/*.pc; do [ -e \"$f\" ] && ln -sf \"$f\" pc/; done; "
         "done; rm -f pc/vulkan.pc; "
@@ -159,8 +164,7 @@ WG_TEST(build_failed_deps_says_what_failed)
 #endif
     wg_cli c = build_sh(
         "set -e; rm -rf deps; mkdir deps deps/fake; cd deps; "
-        "tar -C '%s' --exclude=./.git --exclude=./build --exclude=./worldgen "
-        "    --exclude=./tests/run -cf - . | (mkdir tree && tar -C tree -xf -); "
+        "mkdir tree; " BUILD_COPY_TREE
         "printf '#!/bin/sh\ncase \"$3\" in jq) [ -e %%s/apt-ok ] || exit 1;; esac\n"
         "echo install ok installed\n' \"$PWD\" > fake/dpkg-query; "
         "printf '#!/bin/sh\n[ -e %%s/apt-ok ] && exit 0\n"

@@ -986,10 +986,7 @@ WG_TEST(gltf_khronos_validator_finds_no_error)
  * every glTF with normals, this one or any other (README, "glTF"). */
 WG_TEST(gltf_blender_imports_both_objects)
 {
-    wg_cli c = wg_cli_sh("command -v blender");
-    int have = c.status == 0;
-    wg_cli_free(&c);
-    if (!have) {
+    if (!wg_have_command("blender")) {
         wg_skip("needs blender on PATH");
         return;
     }
@@ -1005,7 +1002,7 @@ WG_TEST(gltf_blender_imports_both_objects)
                  "import_shading='SMOOTH')\n"
                  "print('OBJECTS', ' '.join(sorted(o.name for o in bpy.data.objects)))\n"
                  "\" 2>&1", paths[i]);
-        c = wg_cli_sh(cmd);
+        wg_cli c = wg_cli_sh(cmd);
         const char *line = strstr(c.out, "OBJECTS ");
         CHECK(c.status == 0 && line &&
               strncmp(line, water ? "OBJECTS terrain water\n" : "OBJECTS terrain\n",
@@ -1021,10 +1018,7 @@ WG_TEST(gltf_blender_imports_both_objects)
  * its own where there is water, and the texture embedded. */
 WG_TEST(gltf_assimp_imports_every_sample)
 {
-    wg_cli c = wg_cli_sh("command -v assimp");
-    int have = c.status == 0;
-    wg_cli_free(&c);
-    if (!have) {
+    if (!wg_have_command("assimp")) {
         wg_skip("needs assimp on PATH (make deps installs assimp-utils)");
         return;
     }
@@ -1037,7 +1031,7 @@ WG_TEST(gltf_assimp_imports_every_sample)
         sscanf(base ? base + 1 : paths[i], "sample-%u-", &n);
         snprintf(cmd, sizeof cmd, "assimp info '%s' 2>&1 | grep -v '%%$'",
                  paths[i]);
-        c = wg_cli_sh(cmd);
+        wg_cli c = wg_cli_sh(cmd);
         char terrain[120];
         if (strstr(paths[i], "-simple"))
             snprintf(terrain, sizeof terrain, "0 (terrain): [");

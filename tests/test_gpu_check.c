@@ -69,10 +69,7 @@ WG_TEST(gpu_check_run_out)
  * exec'd itself for ever.  The build's own programs are bundled. */
 WG_TEST(gpu_check_bundle_after_run)
 {
-    wg_cli c = wg_cli_sh("command -v jq");
-    int jq = c.status == 0;
-    wg_cli_free(&c);
-    if (!jq) {
+    if (!wg_have_command("jq")) {
         wg_skip("no jq: gpu-check bundle needs it (make deps installs it)");
         return;
     }
@@ -83,7 +80,7 @@ WG_TEST(gpu_check_bundle_after_run)
              "head -n 2 worldgen | tail -n 1; timeout 60 scripts/gpu-check bundle >/dev/null && "
              "cmp .gpu/bin/worldgen /bin/true && cmp .gpu/bin/run /bin/true && echo bundled",
              tree);
-    c = wg_cli_sh(cmd);
+    wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "/.gpu/exec' worldgen") && strstr(c.out, "\nbundled\n"),
           "status %d: %s%s", c.status, c.out, c.err);
     wg_cli_free(&c);

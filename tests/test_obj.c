@@ -826,16 +826,13 @@ WG_TEST(obj_backslash_in_the_name_is_refused)
  * water's faces as the file has them. */
 WG_TEST(obj_blender_imports_the_mesh)
 {
-    wg_cli c = wg_cli_sh("command -v blender");
-    int have = c.status == 0;
-    wg_cli_free(&c);
-    if (!have) {
+    if (!wg_have_command("blender")) {
         wg_skip("needs blender on PATH");
         return;
     }
     char path[300], cmd[2048];
     snprintf(path, sizeof path, "%s/b.obj", wg_tmpdir());
-    c = obj_run(path);
+    wg_cli c = obj_run(path);
     CHECK(c.status == 0, "%s", c.err);
     wg_cli_free(&c);
     obj_read o;
@@ -876,16 +873,13 @@ WG_TEST(obj_blender_imports_the_mesh)
  * material. */
 WG_TEST(obj_assimp_imports_the_mesh)
 {
-    wg_cli c = wg_cli_sh("command -v assimp");
-    int have = c.status == 0;
-    wg_cli_free(&c);
-    if (!have) {
+    if (!wg_have_command("assimp")) {
         wg_skip("needs assimp on PATH (make deps installs assimp-utils)");
         return;
     }
     char path[300], cmd[600];
     snprintf(path, sizeof path, "%s/a.obj", wg_tmpdir());
-    c = obj_run(path);
+    wg_cli c = obj_run(path);
     CHECK(c.status == 0, "%s", c.err);
     wg_cli_free(&c);
     obj_read o;
