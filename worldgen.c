@@ -223,7 +223,7 @@ static void usage(FILE *fp)
 "      --require LIST       these backends must run: one that is skipped is\n"
 "                           a failure (exit 1), so that --check cannot pass\n"
 "                           by skipping one; name them in --mesh too (not\n"
-"                           auto)\n"
+"                           auto), or scalar with --check\n"
 "      --threads N          CPU threads for openmp and the renderer, 1..1024\n"
 "                           (default: every CPU this process may run on,\n"
 "                           or OMP_NUM_THREADS; the renderer uses at most\n"
