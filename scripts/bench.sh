@@ -19,7 +19,10 @@
 # reason: no figure is printed for it).  No temporary is left behind, on a
 # signal either.  The figures have a decimal point in every locale.
 #
-#   scripts/bench.sh                       the default sizes, every backend
+#   scripts/bench.sh                       every backend at the default
+#                                          sizes, 32 64 96 128 192 512
+#                                          1024 2048, 5 runs each, with
+#                                          6 octaves, 12 passes, 100 steps
 #   scripts/bench.sh -s "512 2048" -r 9    chosen sizes, 9 runs each
 #   scripts/bench.sh -b scalar -o 6 -e 12  one backend, chosen octaves/erosion
 #   scripts/bench.sh -H 400                400 hydraulic steps (default 100)
