@@ -602,6 +602,27 @@ static void render_inside(const wg_fields *f, const float *top,
     rs->camera_in_water = rs->camera_inside && pos[1] >= g;
 }
 
+/* Where the haze begins: about where the terrain's near edge stands,
+ * half the block's width (3) nearer than its centre line, at the height
+ * looked at held within the block's (its floor to 1).  A point looked at
+ * above or below the block is not where the block stands: the distance
+ * to it had put the haze's start 5 units too near for --look 10 (the
+ * whole block hazed grey) and 3 too far for --look -10.  The eye is
+ * at look + D dir, so its distance to the line's point s below the point
+ * looked at is sqrt(D^2 + 2 D s dir_y + s^2), in double: exactly D where s
+ * is 0, so a look point within the block's height changes nothing. */
+static float render_haze_start(const wg_camera *c)
+{
+    const float ref = c->look < WG_BLOCK_FLOOR ? WG_BLOCK_FLOOR
+                      : c->look > 1.0f         ? 1.0f
+                                               : c->look;
+    const double s = (double)c->look - (double)ref, d = c->distance;
+    float dir[3];
+    wg_direction(c->azimuth, c->elevation, dir);
+    const double from = sqrt(d * d + 2.0 * d * s * dir[1] + s * s);
+    return from > 3.0 ? (float)(from - 3.0) : 0.0f;
+}
+
 /* A render's steps, run by one team of threads (wg_render): the ground
  * with the water shown on it, then what comes before the strips (the
  * sweep, the plan, the sky), then the grid of the sky marked, then the
@@ -727,8 +748,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     wg_palette_make(&pal, sea, o->sun_azimuth, o->sun_elevation);
     /* A map's water mirrors the sky, not the sun: wg_palette. */
     pal.sun_in_water = !j.map;
-    /* Haze begins about where the terrain's near edge stands. */
-    pal.haze_start = o->cam.distance > 3.0f ? o->cam.distance - 3.0f : 0.0f;
+    pal.haze_start = render_haze_start(&o->cam);
     /* First the ground with the water shown on it, and the water's
      * surface but on the rows between the parts (render_prep_part): one
      * pass over the grid, 1.3 ms at 512 on two threads. */

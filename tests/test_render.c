@@ -1,8 +1,9 @@
 /* test_render.c: the renderer: the winding rule (--no-cull changes no byte,
  * from above or below the horizon, water included), a watertight coverage
  * rule, materials from local values only, water by depth, angle and sun,
- * shadows, a picture that looks like land with water in it, the PNG and its
- * parameters, and the options' checks; a block without cracks from random
+ * shadows, haze from the block whatever the camera looks at, a picture
+ * that looks like land with water in it, the PNG and its parameters, and
+ * the options' checks; a block without cracks from random
  * outside cameras; the water's own surface (its levels, the shore where
  * the ground meets it); the map (features where they are, north up, no
  * camera, --aa, letterboxing, its description); the memory a render takes,
@@ -2024,4 +2025,87 @@ WG_TEST(render_low_sun_is_warm)
     wg_rgb a = wg_sky(&noon, d), b = wg_sky(&low, d);
     CHECK(b.b / b.r < 0.8f * (a.b / a.r), "toward the low sun the sky is "
           "%g %g %g, at noon %g %g %g", b.r, b.g, b.b, a.r, a.g, a.b);
+}
+
+/* Level ground at 0.2, under the sea at 1 in the haze test: deep water
+ * everywhere, whose colour changes only slowly with the view's angle. */
+static float render_flat(float x, float z)
+{
+    (void)x, (void)z;
+    return 0.2f;
+}
+
+/* The colour of img at sample position (sx, sy) of a picture drawn at
+ * --aa aa, channel ch: bilinear between the pixels' centres. */
+static double render_at(const wg_image *img, float sx, float sy, uint32_t aa,
+                        int ch)
+{
+    double x = sx / (double)aa - 0.5, y = sy / (double)aa - 0.5;
+    uint32_t i = (uint32_t)x, j = (uint32_t)y;
+    double u = x - i, v = y - j;
+    double top = render_px(img, i, j)[ch] * (1 - u) +
+                 render_px(img, i + 1, j)[ch] * u;
+    double bot = render_px(img, i, j + 1)[ch] * (1 - u) +
+                 render_px(img, i + 1, j + 1)[ch] * u;
+    return top * (1 - v) + bot * v;
+}
+
+/* The haze begins about where the block's near edge stands, whatever the
+ * camera looks at: one looking at a point far above or below the block
+ * (--look 10, --look -10) had taken the haze's start from its distance to
+ * that point, and hazed the whole block grey or drawn it too clear.  Two
+ * cameras at one place, one looking at the centre of the block's floor,
+ * one down at a point 10 below it, draw each point of the block alike. */
+WG_TEST(render_haze_starts_at_the_block_not_the_look_point)
+{
+    wg_fields f;
+    if (render_hand_world(33, render_flat, NULL, &f) != 0) {
+        CHECK(0, "no world");
+        return;
+    }
+    /* The eye 6 units out from the block's centre and 8 up. */
+    const double out = 6.0, up = 8.0, deg = 180.0 / 3.14159265358979323846;
+    const float looks[2] = {WG_BLOCK_FLOOR, -10.0f};
+    const uint32_t aa = 2;
+    wg_image img[2] = {{0}, {0}};
+    wg_eye eye[2];
+    for (int k = 0; k < 2; k++) {
+        wg_render_opts o = wg_render_defaults;
+        o.width = 320, o.height = 240, o.aa = aa;
+        o.cam.look = looks[k];
+        o.cam.elevation = (float)(atan2(up - looks[k], out) * deg);
+        o.cam.distance = (float)hypot(up - looks[k], out);
+        o.cam.fov = 90.0f;
+        char err[WG_ERR_LEN];
+        wg_render_stats rs;
+        CHECK(wg_render(&f, 1.0f, &o, &img[k], &rs, err) == 0, "%s", err);
+        wg_eye_make(&eye[k], &o.cam, o.width * aa, o.height * aa);
+    }
+    /* Points on the water's surface, near and far. */
+    static const float pts[3][3] = {
+        {0.0f, 1.0f, 0.0f}, {-1.5f, 1.0f, 1.5f}, {1.5f, 1.0f, -2.0f}};
+    for (int i = 0; img[0].rgb && img[1].rgb && i < 3; i++) {
+        double c[2][3];
+        for (int k = 0; k < 2; k++) {
+            float p[3];
+            wg_eye_to_camera(&eye[k], pts[i], p);
+            float sx = eye[k].cx + p[0] / p[2] * eye[k].focal;
+            float sy = eye[k].cy - p[1] / p[2] * eye[k].focal;
+            CHECK(sx > aa && sy > aa && sx < eye[k].w - 2.0f * aa &&
+                      sy < eye[k].h - 2.0f * aa,
+                  "point %d is out of picture %d", i, k);
+            for (int ch = 0; ch < 3; ch++)
+                c[k][ch] = render_at(&img[k], sx, sy, aa, ch);
+        }
+        double most = 0;
+        for (int ch = 0; ch < 3; ch++)
+            most = fmax(most, fabs(c[0][ch] - c[1][ch]));
+        CHECK(most <= 1.5,
+              "point %d: %.1f %.1f %.1f looking at the block, %.1f %.1f "
+              "%.1f looking under it", i, c[0][0], c[0][1], c[0][2], c[1][0],
+              c[1][1], c[1][2]);
+    }
+    wg_image_free(&img[0]);
+    wg_image_free(&img[1]);
+    wg_fields_free(&f);
 }
