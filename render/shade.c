@@ -84,7 +84,7 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
     p->glow = wg_mix(p->glow, wg_from_srgb(255, 146, 84), gold);
     p->glow_gain = 1.0f + 1.5f * gold;
     p->horizon = wg_mix(p->horizon, wg_from_srgb(226, 204, 196), 0.6f * gold);
-    /* A sun below the horizon lights nothing directly, and the sky dims
+    /* A sun whose disc has set lights nothing directly, and the sky dims
      * (it had stayed at noon's colours, a west face lit in full beside
      * dark land).  From half a degree up nothing changes. */
     p->sun_light = wg_smoothstep(sun_el + 0.5f);
@@ -375,10 +375,10 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
 {
     size_t cells = wg_cells(n);
     float hl = sqrtf(p->sun[0] * p->sun[0] + p->sun[2] * p->sun[2]);
-    if (p->sun[1] <= 0.0f || hl < 1e-4f) {
-        /* The sun below the horizon lights nothing; overhead it shadows
-         * nothing. */
-        memset(lit, p->sun[1] <= 0.0f ? 0 : 255, cells);
+    if (p->sun_light <= 0.0f || hl < 1e-4f) {
+        /* The sun wholly below the horizon lights nothing; overhead it
+         * shadows nothing. */
+        memset(lit, p->sun_light <= 0.0f ? 0 : 255, cells);
         return 0;
     }
     float *prev = wg_render_alloc(2 * (size_t)n * sizeof *prev);
@@ -393,7 +393,15 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
     float major = along_x ? dx : dz, minor = along_x ? dz : dx;
     float slope = minor / fabsf(major);
     float sp = wg_block_spacing(n);
-    float rise = p->sun[1] / hl * sp * sqrtf(1.0f + slope * slope);
+    /* A sun whose centre is at or under the horizon (its disc's upper part
+     * above it, sun_light) sends its light level: what nothing toward it
+     * stands higher than is lit.  (Every vertex had been put in shadow
+     * from 0 degrees down, while the block's sides, which no ground
+     * shades, kept the disc's share: at --sun-elevation 0 the side facing
+     * the sun shone under dark land, and 0.001 degrees up every peak lit
+     * at once.) */
+    float up = p->sun[1] > 0.0f ? p->sun[1] : 0.0f;
+    float rise = up / hl * sp * sqrtf(1.0f + slope * slope);
     /* The penumbra: a sight line must clear a vertex by this much to light
      * it fully.  A few steps' rise, so shadow edges are soft but small
      * grids do not shadow their own sunlit slopes. */

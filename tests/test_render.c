@@ -2109,3 +2109,36 @@ WG_TEST(render_haze_starts_at_the_block_not_the_look_point)
     wg_image_free(&img[1]);
     wg_fields_free(&f);
 }
+
+/* The sun at the horizon lights what it reaches: its light fades with the
+ * share of its disc above the horizon (from half a degree up to half a
+ * degree down), on the ground as on the block's sides.  The ground had
+ * been lit by nothing from 0 degrees down, while the side facing the sun
+ * kept half its light: at --sun-elevation 0 the west side shone orange
+ * under dark land, and a thousandth of a degree up every peak lit at
+ * once. */
+WG_TEST(render_sun_at_the_horizon_lights_what_it_reaches)
+{
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &render_world, 0, &f) == 0);
+    static const float els[3] = {-0.001f, 0.0f, 0.001f};
+    wg_image img[3] = {{0}, {0}, {0}};
+    for (int k = 0; k < 3; k++) {
+        wg_render_opts o = wg_render_defaults;
+        o.width = 200, o.height = 150, o.aa = 1;
+        o.sun_elevation = els[k];
+        CHECK(render_it(&f, &o, &img[k], &(wg_render_stats){0}) == 0);
+    }
+    for (int k = 0; k < 2; k++) {
+        size_t apart = 0;
+        for (size_t i = 0; img[k].rgb && img[2].rgb && i < 200 * 150 * 3;
+             i++)
+            apart += abs(img[k].rgb[i] - img[2].rgb[i]) > 2;
+        CHECK(apart == 0,
+              "%zu channels differ by more than 2 between the sun at %g "
+              "and at %g degrees", apart, els[k], els[2]);
+    }
+    for (int k = 0; k < 3; k++)
+        wg_image_free(&img[k]);
+    wg_fields_free(&f);
+}
