@@ -859,8 +859,10 @@ static int shade_sky_alloc(shade_sky *g, uint32_t w, uint32_t h)
 static void shade_sky_rows(const shade_ctx *c, shade_sky *g)
 {
     uint32_t aa = c->aa;
-    /* The halo (toward^64) is 1% of its peak 10 degrees out: inside 12
-     * degrees, evaluate exactly. */
+    /* Inside 12 degrees of the sun, where its disc and the bend of its
+     * halo (toward^64: 38% of its peak 10 degrees out, 24% at 12, 2% at
+     * 20) change fastest, evaluate exactly; beyond, the halo is smooth
+     * enough for the grid. */
     const float near_sun = 0.978f;
     for (;;) {
         const uint32_t j =
