@@ -158,7 +158,7 @@ SPV_INC   := $(if $(HAVE_VULKAN),$(SHADERS:shaders/%.comp=build/shaders/%.spv.in
 # (a fresh Debian 12 has none, and those tests were skipped).
 DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
         mesa-vulkan-drivers vulkan-validationlayers vulkan-tools glslc \
-        libsdl2-dev xvfb xauth x11-apps imagemagick valgrind clang jq nodejs locales \
+        libsdl2-dev xvfb xauth x11-apps xdotool imagemagick valgrind clang jq nodejs locales \
         libtiff-dev libgeotiff-dev gdal-bin parallel slurm-wlm munge time \
         blender assimp-utils python3
 

@@ -277,7 +277,11 @@ static void usage(FILE *fp)
 "      --out FILE           the rendered PNG (default world.png; '-' is\n"
 "                           standard output, the tables then go to stderr)\n"
 "      --no-image           render and write no picture\n"
-"      --show               also show the picture in a window (SDL2)\n"
+"      --show               also show the picture in a window (SDL2), whose\n"
+"                           view moves: drag or the arrow keys orbit, the\n"
+"                           wheel or + and - zoom, Shift with them moves the\n"
+"                           sun, r goes back; the last view's options are\n"
+"                           printed when it closes (Esc, q)\n"
 "      --width N, --height N  pixels, 16..16384 (default 800 x 600)\n"
 "      --aa N               N x N samples per pixel, 1..4 (default 2)\n"
 "      --azimuth DEG        camera bearing from the centre, 0 north (-Z), 90\n"
@@ -973,10 +977,6 @@ static int act(int action)
     return 0;
 }
 
-/* --distance's range. */
-#define DISTANCE_MIN 0.1
-#define DISTANCE_MAX 1000.0
-
 /* The orbit camera's distance when --distance is not given: the
  * default's, unless the block (6 units across, from its floor to the
  * highest a field can reach, 1) would then reach past the frame; then the
@@ -991,7 +991,7 @@ static float fitted_distance(const wg_render_opts *o)
     const float fit = wg_camera_fit(&o->cam, o->width, o->height, lo, hi, 0.04f);
     const double d = ceil((double)fit * 100.0) / 100.0;
     const float dflt = wg_render_defaults.cam.distance;
-    return d > DISTANCE_MAX ? (float)DISTANCE_MAX
+    return d > WG_CAMERA_DISTANCE_MAX ? (float)WG_CAMERA_DISTANCE_MAX
            : d > (double)dflt ? (float)d
                               : dflt;
 }
@@ -1144,15 +1144,18 @@ static int parse_args(int argc, char **argv, settings *s)
             rc = parse_u32("aa", optarg, 1, WG_RENDER_AA_MAX, &s->render.aa);
             break;
         case OPT_AZIMUTH:
-            rc = parse_float("azimuth", optarg, -360, 360,
+            rc = parse_float("azimuth", optarg, -WG_AZIMUTH_MAX,
+                             WG_AZIMUTH_MAX,
                              &s->render.cam.azimuth);
             break;
         case OPT_ELEVATION:
-            rc = parse_float("elevation", optarg, -89, 89,
+            rc = parse_float("elevation", optarg, -WG_CAMERA_ELEVATION_MAX,
+                             WG_CAMERA_ELEVATION_MAX,
                              &s->render.cam.elevation);
             break;
         case OPT_DISTANCE:
-            rc = parse_float("distance", optarg, DISTANCE_MIN, DISTANCE_MAX,
+            rc = parse_float("distance", optarg, WG_CAMERA_DISTANCE_MIN,
+                             WG_CAMERA_DISTANCE_MAX,
                              &s->render.cam.distance);
             s->distance_given = 1;
             break;
@@ -1163,11 +1166,13 @@ static int parse_args(int argc, char **argv, settings *s)
             rc = parse_float("look", optarg, -10, 10, &s->render.cam.look);
             break;
         case OPT_SUN_AZIMUTH:
-            rc = parse_float("sun-azimuth", optarg, -360, 360,
+            rc = parse_float("sun-azimuth", optarg, -WG_AZIMUTH_MAX,
+                             WG_AZIMUTH_MAX,
                              &s->render.sun_azimuth);
             break;
         case OPT_SUN_ELEVATION:
-            rc = parse_float("sun-elevation", optarg, -90, 90,
+            rc = parse_float("sun-elevation", optarg, -WG_SUN_ELEVATION_MAX,
+                             WG_SUN_ELEVATION_MAX,
                              &s->render.sun_elevation);
             break;
         case OPT_NO_CULL:
@@ -1595,6 +1600,33 @@ static void say_cannot_write(const char *opt, const char *path,
     char shown[WG_PATH_SHOWN + 1];
     say("--%s: cannot write '%s': %s", opt, wg_outfile_shown(path, shown),
         why);
+}
+
+/* The --show window's pictures of other views: the world as write_picture
+ * renders it. */
+typedef struct show_scene {
+    const wg_fields *f;
+    const settings *s;
+} show_scene;
+
+static int show_render(void *ctx, const wg_render_opts *o, wg_image *img,
+                       char *err)
+{
+    const show_scene *sc = ctx;
+    wg_render_stats rs;
+    wg_render_opts with = *o;
+    with.threads = (uint32_t)cpu_threads(sc->s);
+    return wg_render(sc->f, sc->s->world.sea, &with, img, &rs, err);
+}
+
+/* Whether the window's controls moved view a from b. */
+static int show_moved(const wg_render_opts *a, const wg_render_opts *b)
+{
+    return a->cam.azimuth != b->cam.azimuth ||
+           a->cam.elevation != b->cam.elevation ||
+           a->cam.distance != b->cam.distance ||
+           a->sun_azimuth != b->sun_azimuth ||
+           a->sun_elevation != b->sun_elevation;
 }
 
 static int write_picture(const settings *s, const wg_fields *f,
@@ -2094,7 +2126,20 @@ static int run(const settings *s, int argc, char **argv)
                  "x%" PRIu32 " grid", s->world.seed, s->world.size,
                  s->world.size);
         fflush(tables);
-        if (wg_window_show(&img, title, s->show_timeout, err) != 0) {
+        show_scene sc = {.f = f, .s = s};
+        wg_window_scene scene = {.render = show_render, .ctx = &sc,
+                                 .opts = s->render};
+        wg_render_opts last;
+        int shown = wg_window_show(&img, title, &scene, s->show_timeout,
+                                   &last, err);
+        /* The view the window was left at, as options that make it again
+         * (said even when the window failed, after the user moved it). */
+        if (show_moved(&last, &s->render)) {
+            char view[512];
+            wg_render_describe(&last, view, sizeof view);
+            say("--show: the window's last view: %s", view);
+        }
+        if (shown != 0) {
             say("--show: %s; the picture is in %s",
                 err, wg_outfile_is_stdout(s->out) ? "standard output"
                                                   : s->out);

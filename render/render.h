@@ -94,6 +94,13 @@
 #define WG_RENDER_SIDE_MIN 16
 #define WG_RENDER_SIDE_MAX 16384
 #define WG_RENDER_AA_MAX 4
+/* The camera's and the sun's, in degrees and world units: the CLI's
+ * checks and the --show window's controls keep to them. */
+#define WG_CAMERA_ELEVATION_MAX 89.0 /* |--elevation| */
+#define WG_CAMERA_DISTANCE_MIN 0.1
+#define WG_CAMERA_DISTANCE_MAX 1000.0
+#define WG_AZIMUTH_MAX 360.0       /* |--azimuth|, |--sun-azimuth| */
+#define WG_SUN_ELEVATION_MAX 90.0  /* |--sun-elevation| */
 
 /* An orbit camera around the point (0, look, 0). */
 typedef struct wg_camera {

@@ -1,9 +1,26 @@
-/* window.c: --show, the finished picture in an SDL2 window.
+/* window.c: --show, the finished picture in an SDL2 window, whose view
+ * the mouse and the keys move.
  *
  * The window opens at the picture's size (smaller if the screen is), can be
  * resized, and always shows the whole picture scaled to fit with its aspect
- * kept (letterboxed); Esc, q or the window's close button end it.  It only
- * shows: the PNG is already written when it opens.
+ * kept (letterboxed); Esc, q or the window's close button end it.  The PNG
+ * is already written when it opens, from the command line's view.
+ *
+ * The view moves as in a modelling program's turntable:
+ *   drag (left button), arrow keys   orbit the camera: left and right turn
+ *                                     it round the block (--azimuth), up
+ *                                     and down raise and lower it
+ *                                     (--elevation)
+ *   wheel, + and -                   nearer and farther (--distance)
+ *   Shift with a drag or the arrows  the sun instead (--sun-azimuth,
+ *                                     --sun-elevation)
+ *   r                                back to the command line's view
+ * A map (--view map) has no camera to move: the sun moves.  Each view is
+ * drawn again with every option but these as given, first with one sample
+ * a pixel while the view moves (about half the time of --aa 2's four),
+ * then at --aa once it has stayed still for WINDOW_SETTLE_MS; the title
+ * says the view, and worldgen prints its options when the window closes,
+ * so a view found by hand can be made again with --out.
  *
  * WORLDGEN_SHOW_TIMEOUT_MS=N in the environment closes the window by itself
  * after N milliseconds (0..WG_WINDOW_TIMEOUT_MAX, decimal digits alone): for
@@ -13,6 +30,8 @@
  * linking it made every run load 40 more libraries (X11, Wayland, audio),
  * 21 ms a start against 7.5 ms without (measured, 20 runs of --version),
  * which every pipeline and test run paid for a window it never opened. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +61,42 @@ int wg_window_timeout(long *ms, char *err)
     return 0;
 }
 
+/* An azimuth turned by d degrees, in [0, 360). */
+static float window_turn(float a, float d)
+{
+    if (d == 0.0f)
+        return a; /* as given, even outside [0, 360) */
+    a = fmodf(a + d, 360.0f);
+    return a < 0.0f ? a + 360.0f : a;
+}
+
+static float window_clamp(float v, double lo, double hi)
+{
+    return v < (float)lo ? (float)lo : v > (float)hi ? (float)hi : v;
+}
+
+wg_render_opts wg_window_move(const wg_render_opts *o, float d_azimuth,
+                              float d_elevation, float zoom,
+                              float d_sun_azimuth, float d_sun_elevation)
+{
+    wg_render_opts m = *o;
+    m.cam.azimuth = window_turn(o->cam.azimuth, d_azimuth);
+    if (d_elevation != 0.0f)
+        m.cam.elevation = window_clamp(o->cam.elevation + d_elevation,
+                                       -WG_CAMERA_ELEVATION_MAX,
+                                       WG_CAMERA_ELEVATION_MAX);
+    if (zoom != 1.0f)
+        m.cam.distance = window_clamp(o->cam.distance * zoom,
+                                      WG_CAMERA_DISTANCE_MIN,
+                                      WG_CAMERA_DISTANCE_MAX);
+    m.sun_azimuth = window_turn(o->sun_azimuth, d_sun_azimuth);
+    if (d_sun_elevation != 0.0f)
+        m.sun_elevation = window_clamp(o->sun_elevation + d_sun_elevation,
+                                       -WG_SUN_ELEVATION_MAX,
+                                       WG_SUN_ELEVATION_MAX);
+    return m;
+}
+
 #ifdef WG_HAVE_SDL2
 
 #include <SDL.h>
@@ -53,10 +108,11 @@ int wg_window_timeout(long *ms, char *err)
     X(SDL_CreateRenderer) X(SDL_CreateTexture) X(SDL_CreateWindow)           \
     X(SDL_DestroyRenderer) X(SDL_DestroyTexture) X(SDL_DestroyWindow)        \
     X(SDL_GetCurrentVideoDriver) X(SDL_GetDisplayUsableBounds)               \
-    X(SDL_GetError) X(SDL_GetTicks) X(SDL_Init) X(SDL_Quit)                  \
-    X(SDL_RenderClear) X(SDL_RenderCopy) X(SDL_RenderPresent)                \
-    X(SDL_RenderSetLogicalSize) X(SDL_SetHint) X(SDL_SetRenderDrawColor)     \
-    X(SDL_UpdateTexture) X(SDL_WaitEventTimeout)
+    X(SDL_GetError) X(SDL_GetModState) X(SDL_GetTicks) X(SDL_Init)          \
+    X(SDL_PollEvent) X(SDL_Quit) X(SDL_RenderClear) X(SDL_RenderCopy)        \
+    X(SDL_RenderPresent) X(SDL_RenderSetLogicalSize) X(SDL_SetHint)          \
+    X(SDL_SetRenderDrawColor) X(SDL_SetWindowTitle) X(SDL_UpdateTexture)     \
+    X(SDL_WaitEventTimeout)
 
 static struct {
 #define X(f) __typeof__(f) *f;
@@ -95,8 +151,10 @@ static int window_load_sdl(char *err)
 #define SDL_GetCurrentVideoDriver window_sdl.SDL_GetCurrentVideoDriver
 #define SDL_GetDisplayUsableBounds window_sdl.SDL_GetDisplayUsableBounds
 #define SDL_GetError window_sdl.SDL_GetError
+#define SDL_GetModState window_sdl.SDL_GetModState
 #define SDL_GetTicks window_sdl.SDL_GetTicks
 #define SDL_Init window_sdl.SDL_Init
+#define SDL_PollEvent window_sdl.SDL_PollEvent
 #define SDL_Quit window_sdl.SDL_Quit
 #define SDL_RenderClear window_sdl.SDL_RenderClear
 #define SDL_RenderCopy window_sdl.SDL_RenderCopy
@@ -104,12 +162,164 @@ static int window_load_sdl(char *err)
 #define SDL_RenderSetLogicalSize window_sdl.SDL_RenderSetLogicalSize
 #define SDL_SetHint window_sdl.SDL_SetHint
 #define SDL_SetRenderDrawColor window_sdl.SDL_SetRenderDrawColor
+#define SDL_SetWindowTitle window_sdl.SDL_SetWindowTitle
 #define SDL_UpdateTexture window_sdl.SDL_UpdateTexture
 #define SDL_WaitEventTimeout window_sdl.SDL_WaitEventTimeout
 
-int wg_window_show(const wg_image *img, const char *title, long timeout,
-                   char *err)
+/* Degrees the view turns for a pixel dragged, and for an arrow key (the
+ * sun twice as far: its light changes less for a degree than the view);
+ * the distance's factor for a step of the wheel or of + and -. */
+#define WINDOW_DRAG_DEG 0.25f
+#define WINDOW_KEY_DEG 5.0f
+#define WINDOW_ZOOM 0.9f
+
+/* How long the view stays still before it is drawn at --aa: the time
+ * between two steps of a drag or of a held key is far shorter. */
+#define WINDOW_SETTLE_MS 150
+
+/* A moved view: what the input since the last picture asks for. */
+typedef struct window_input {
+    float azimuth, elevation, zoom, sun_azimuth, sun_elevation;
+    int reset, quit, redraw;
+} window_input;
+
+/* Add one event's part to 'in'. */
+static void window_event(const SDL_Event *ev, int map, window_input *in)
 {
+    const int shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+    /* The sun when Shift is held, or when there is no camera to move. */
+    const int sun = shift || map;
+    switch (ev->type) {
+    case SDL_QUIT:
+        in->quit = 1;
+        break;
+    case SDL_KEYDOWN:
+        switch (ev->key.keysym.sym) {
+        case SDLK_ESCAPE:
+        case SDLK_q:
+            in->quit = 1;
+            break;
+        case SDLK_LEFT:
+        case SDLK_RIGHT: {
+            const float d = ev->key.keysym.sym == SDLK_RIGHT ? 1.0f : -1.0f;
+            if (sun)
+                in->sun_azimuth += 2.0f * WINDOW_KEY_DEG * d;
+            else
+                in->azimuth += WINDOW_KEY_DEG * d;
+            break;
+        }
+        case SDLK_UP:
+        case SDLK_DOWN: {
+            const float d = ev->key.keysym.sym == SDLK_UP ? 1.0f : -1.0f;
+            if (sun)
+                in->sun_elevation += WINDOW_KEY_DEG * d;
+            else
+                in->elevation += WINDOW_KEY_DEG * d;
+            break;
+        }
+        case SDLK_PLUS:
+        case SDLK_EQUALS:
+        case SDLK_KP_PLUS:
+            in->zoom *= map ? 1.0f : WINDOW_ZOOM;
+            break;
+        case SDLK_MINUS:
+        case SDLK_KP_MINUS:
+            in->zoom /= map ? 1.0f : WINDOW_ZOOM;
+            break;
+        case SDLK_r:
+            /* Back to the start: what came before it no longer counts. */
+            *in = (window_input){.zoom = 1.0f, .reset = 1};
+            break;
+        default:
+            break;
+        }
+        break;
+    case SDL_MOUSEMOTION:
+        if (!(ev->motion.state & SDL_BUTTON_LMASK))
+            break;
+        /* The world follows the hand: dragged right it turns right (the
+         * camera goes the other way round), dragged down it tips toward
+         * the viewer (the camera rises); the sun rises dragged up. */
+        if (sun) {
+            in->sun_azimuth += 2.0f * WINDOW_DRAG_DEG * (float)ev->motion.xrel;
+            in->sun_elevation -= WINDOW_DRAG_DEG * (float)ev->motion.yrel;
+        } else {
+            in->azimuth += WINDOW_DRAG_DEG * (float)ev->motion.xrel;
+            in->elevation += WINDOW_DRAG_DEG * (float)ev->motion.yrel;
+        }
+        break;
+    case SDL_MOUSEWHEEL: {
+        /* Wheel up (away from the user) comes nearer. */
+        int steps = ev->wheel.y;
+        if (ev->wheel.direction == SDL_MOUSEWHEEL_FLIPPED)
+            steps = -steps;
+        for (; !map && steps > 0; steps--)
+            in->zoom *= WINDOW_ZOOM;
+        for (; !map && steps < 0; steps++)
+            in->zoom /= WINDOW_ZOOM;
+        break;
+    }
+    case SDL_WINDOWEVENT:
+        if (ev->window.event == SDL_WINDOWEVENT_EXPOSED ||
+            ev->window.event == SDL_WINDOWEVENT_SIZE_CHANGED)
+            in->redraw = 1;
+        break;
+    case SDL_RENDER_TARGETS_RESET:
+    case SDL_RENDER_DEVICE_RESET:
+        in->redraw = 2; /* the texture's pixels are lost too */
+        break;
+    default:
+        break;
+    }
+}
+
+/* Whether the input moves the view. */
+static int window_moves(const window_input *in)
+{
+    return in->reset || in->azimuth != 0.0f || in->elevation != 0.0f ||
+           in->zoom != 1.0f || in->sun_azimuth != 0.0f ||
+           in->sun_elevation != 0.0f;
+}
+
+/* The title: the world's, then the view (none for a still picture). */
+static void window_title(SDL_Window *win, const char *title,
+                         const wg_render_opts *o)
+{
+    char buf[320];
+    if (!o)
+        snprintf(buf, sizeof buf, "%s", title);
+    else if (o->view == WG_VIEW_MAP)
+        snprintf(buf, sizeof buf, "%s - map, sun %.4g/%.4g", title,
+                 (double)o->sun_azimuth, (double)o->sun_elevation);
+    else
+        snprintf(buf, sizeof buf,
+                 "%s - azimuth %.4g, elevation %.4g, distance %.4g, sun "
+                 "%.4g/%.4g", title, (double)o->cam.azimuth,
+                 (double)o->cam.elevation, (double)o->cam.distance,
+                 (double)o->sun_azimuth, (double)o->sun_elevation);
+    SDL_SetWindowTitle(win, buf);
+}
+
+/* Draw the view o into the texture: scene->render, then its pixels. */
+static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
+                       SDL_Texture *tex, wg_image *held, char *err)
+{
+    wg_image img = {0};
+    if (scene->render(scene->ctx, o, &img, err) != 0)
+        return -1;
+    wg_image_free(held);
+    *held = img;
+    if (SDL_UpdateTexture(tex, NULL, held->rgb, (int)held->w * 3) != 0)
+        return wg_fail(err, "cannot show the picture: %s", SDL_GetError());
+    return 0;
+}
+
+int wg_window_show(const wg_image *img, const char *title,
+                   const wg_window_scene *scene, long timeout,
+                   wg_render_opts *last, char *err)
+{
+    if (scene)
+        *last = scene->opts;
     /* Nowhere to show it: no X display, no Wayland socket named or
      * findable (libwayland looks in XDG_RUNTIME_DIR), no driver asked
      * for.  Said here: SDL, trying Wayland after X11, had libwayland
@@ -182,7 +392,12 @@ int wg_window_show(const wg_image *img, const char *title, long timeout,
         goto out;
     }
 
-    Uint32 start = SDL_GetTicks();
+    window_title(win, title, scene ? &scene->opts : NULL);
+    wg_image held = {0};          /* the picture of the view moved to */
+    wg_render_opts view = scene ? scene->opts : (wg_render_opts){0};
+    int draft = 0;                /* the texture holds a one-sample draft */
+    const Uint32 start = SDL_GetTicks();
+    Uint32 moved = 0;             /* when the view last moved */
     int redraw = 1;
     for (;;) {
         if (redraw) {
@@ -192,29 +407,60 @@ int wg_window_show(const wg_image *img, const char *title, long timeout,
             SDL_RenderPresent(ren);
             redraw = 0;
         }
-        SDL_Event ev;
-        /* Wake now and then only to honour the timeout. */
-        if (!SDL_WaitEventTimeout(&ev, timeout >= 0 ? 50 : 1000)) {
-            if (timeout >= 0 && SDL_GetTicks() - start >= (Uint32)timeout)
-                break;
-            continue;
+        /* Wake now and then to honour the timeout, and once the view has
+         * settled, to draw the draft again at --aa. */
+        const Uint32 now = SDL_GetTicks();
+        int wait = timeout >= 0 ? 50 : 1000;
+        if (draft) {
+            const Uint32 since = now - moved;
+            wait = since >= WINDOW_SETTLE_MS ? 0
+                   : (int)(WINDOW_SETTLE_MS - since) < wait
+                       ? (int)(WINDOW_SETTLE_MS - since)
+                       : wait;
         }
-        if (ev.type == SDL_QUIT)
+        SDL_Event ev;
+        int got = SDL_WaitEventTimeout(&ev, wait);
+        if (timeout >= 0 && SDL_GetTicks() - start >= (Uint32)timeout)
             break;
-        if (ev.type == SDL_KEYDOWN && (ev.key.keysym.sym == SDLK_ESCAPE ||
-                                       ev.key.keysym.sym == SDLK_q))
+        window_input in = {.zoom = 1.0f};
+        /* Every event waiting, before anything is drawn: a drag sends
+         * dozens while one view renders. */
+        for (; got; got = SDL_PollEvent(&ev))
+            window_event(&ev, scene && scene->opts.view == WG_VIEW_MAP, &in);
+        if (in.quit)
             break;
-        if (ev.type == SDL_WINDOWEVENT &&
-            (ev.window.event == SDL_WINDOWEVENT_EXPOSED ||
-             ev.window.event == SDL_WINDOWEVENT_SIZE_CHANGED))
+        if (in.redraw == 2 &&
+            SDL_UpdateTexture(tex, NULL, held.rgb ? held.rgb : img->rgb,
+                              (int)img->w * 3) != 0) {
+            wg_fail(err, "cannot show the picture: %s", SDL_GetError());
+            goto moved_out;
+        }
+        redraw |= in.redraw != 0;
+        if (scene && window_moves(&in)) {
+            const wg_render_opts *from = in.reset ? &scene->opts : &view;
+            view = wg_window_move(from, in.azimuth, in.elevation, in.zoom,
+                                  in.sun_azimuth, in.sun_elevation);
+            *last = view;
+            window_title(win, title, &view);
+            /* One sample a pixel while it moves, unless that is what
+             * --aa asks anyway. */
+            wg_render_opts quick = view;
+            draft = view.aa > 1;
+            quick.aa = draft ? 1 : view.aa;
+            if (window_draw(scene, &quick, tex, &held, err) != 0)
+                goto moved_out;
+            moved = SDL_GetTicks();
             redraw = 1;
-        if (ev.type == SDL_RENDER_TARGETS_RESET ||
-            ev.type == SDL_RENDER_DEVICE_RESET) {
-            SDL_UpdateTexture(tex, NULL, img->rgb, (int)img->w * 3);
+        } else if (draft && SDL_GetTicks() - moved >= WINDOW_SETTLE_MS) {
+            if (window_draw(scene, &view, tex, &held, err) != 0)
+                goto moved_out;
+            draft = 0;
             redraw = 1;
         }
     }
     rc = 0;
+moved_out:
+    wg_image_free(&held);
 out:
     if (tex)
         SDL_DestroyTexture(tex);
@@ -228,12 +474,15 @@ out:
 
 #else
 
-int wg_window_show(const wg_image *img, const char *title, long timeout,
-                   char *err)
+int wg_window_show(const wg_image *img, const char *title,
+                   const wg_window_scene *scene, long timeout,
+                   wg_render_opts *last, char *err)
 {
     (void)img;
     (void)title;
     (void)timeout;
+    if (scene)
+        *last = scene->opts;
     return wg_fail(err, "this worldgen was built without SDL2 (install "
                         "libsdl2-dev and rebuild)");
 }

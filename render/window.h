@@ -1,4 +1,5 @@
-/* window.h: --show, the finished picture in an SDL2 window. */
+/* window.h: --show, the finished picture in an SDL2 window, whose view
+ * the mouse and the keys move. */
 #ifndef WG_WINDOW_H
 #define WG_WINDOW_H
 
@@ -15,11 +16,34 @@
  * checks it with the options, before the world is made. */
 int wg_window_timeout(long *ms, char *err);
 
+/* What the window may draw again: the world from other options.  render
+ * makes a picture of o->width x o->height into img (which it allocates:
+ * wg_image_free); it returns 0, or -1 with the reason in err[WG_ERR_LEN]. */
+typedef struct wg_window_scene {
+    int (*render)(void *ctx, const wg_render_opts *o, wg_image *img,
+                  char *err);
+    void *ctx;
+    wg_render_opts opts; /* the options img was made with */
+} wg_window_scene;
+
 /* Show img in a resizable window titled 'title' until Esc, q or the close
  * button, or timeout_ms milliseconds when that is not -1 (from
- * wg_window_timeout).  Returns 0, or -1 with the reason in err[WG_ERR_LEN]:
- * no display, or a build without SDL2. */
-int wg_window_show(const wg_image *img, const char *title, long timeout_ms,
-                   char *err);
+ * wg_window_timeout).  With a scene, the view can be moved (the mouse and
+ * the keys: window.c) and each view is drawn again with scene->render; the
+ * options of the last view shown are left in *last (scene->opts when it
+ * was not moved).  Returns 0, or -1 with the reason in err[WG_ERR_LEN]: no
+ * display, a build without SDL2, or a render that failed. */
+int wg_window_show(const wg_image *img, const char *title,
+                   const wg_window_scene *scene, long timeout_ms,
+                   wg_render_opts *last, char *err);
+
+/* The new view after a step of the window's controls: the orbit camera
+ * turned by d_azimuth and d_elevation degrees and its distance times
+ * 'zoom', the sun turned by d_sun_azimuth and d_sun_elevation, each kept
+ * in its option's range (azimuths wrap into [0, 360)).  Pure: the window's
+ * arithmetic, apart from SDL. */
+wg_render_opts wg_window_move(const wg_render_opts *o, float d_azimuth,
+                              float d_elevation, float zoom,
+                              float d_sun_azimuth, float d_sun_elevation);
 
 #endif

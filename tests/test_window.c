@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/window.h"
 #include "test.h"
 
 /* The next number of a PPM header at *p, skipping space and # comments. */
@@ -205,4 +206,139 @@ WG_TEST(window_timeout_must_be_whole_milliseconds)
         CHECK(c.status == 0, "'%s': status %d: %s", good[i], c.status, c.err);
         wg_cli_free(&c);
     }
+}
+
+/* The window's arithmetic: a turn wraps the azimuths into [0, 360), the
+ * elevations and the distance stay in their options' ranges, and what is
+ * not moved keeps its value as given (an azimuth of -45 stays -45). */
+WG_TEST(window_move_keeps_the_options_ranges)
+{
+    wg_render_opts o = wg_render_defaults;
+    o.cam.azimuth = -45.0f;
+    o.sun_azimuth = 350.0f;
+    wg_render_opts m = wg_window_move(&o, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    CHECK(m.cam.azimuth == -45.0f && m.sun_azimuth == 350.0f &&
+              m.cam.elevation == o.cam.elevation &&
+              m.cam.distance == o.cam.distance &&
+              m.sun_elevation == o.sun_elevation,
+          "an empty move changed the view");
+    m = wg_window_move(&o, -20.0f, 70.0f, 1e-6f, 15.0f, -200.0f);
+    CHECK(m.cam.azimuth == 295.0f, "azimuth %g", (double)m.cam.azimuth);
+    CHECK(m.sun_azimuth == 5.0f, "sun azimuth %g", (double)m.sun_azimuth);
+    CHECK(m.cam.elevation == (float)WG_CAMERA_ELEVATION_MAX, "elevation %g",
+          (double)m.cam.elevation);
+    CHECK(m.cam.distance == (float)WG_CAMERA_DISTANCE_MIN, "distance %g",
+          (double)m.cam.distance);
+    CHECK(m.sun_elevation == (float)-WG_SUN_ELEVATION_MAX, "sun elevation %g",
+          (double)m.sun_elevation);
+    m = wg_window_move(&o, 0.0f, -200.0f, 1e9f, 0.0f, 0.0f);
+    CHECK(m.cam.elevation == (float)-WG_CAMERA_ELEVATION_MAX &&
+              m.cam.distance == (float)WG_CAMERA_DISTANCE_MAX,
+          "elevation %g, distance %g", (double)m.cam.elevation,
+          (double)m.cam.distance);
+    /* What the window never moves stays. */
+    CHECK(m.width == o.width && m.aa == o.aa && m.cam.fov == o.cam.fov &&
+              m.cam.look == o.cam.look && m.view == o.view,
+          "a move changed what the controls do not");
+}
+
+/* Under Xvfb, keys and a drag sent to the window (xdotool) move the view:
+ * two steps of the right arrow and a drag of 40 pixels to the right turn
+ * it 5 + 5 + 10 degrees, '-' takes it a step farther, Shift+Up raises the
+ * sun 5 degrees.  The window then shows, pixel for pixel, the picture
+ * that worldgen makes of those options, and worldgen says them when it
+ * closes; a second window, moved and then put back with 'r', shows the
+ * command line's picture again and says nothing. */
+WG_TEST(window_keys_and_drag_move_the_view_under_xvfb)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return;
+#endif
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xwd") ||
+        !wg_have_command("convert") || !wg_have_command("compare") ||
+        !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run, xwd, ImageMagick or xdotool is not installed");
+        return;
+    }
+    const float distance = 9.5f * (1.0f / 0.9f);
+    char cmd[4000];
+    /* The window is centred on the 1024x768 screen (no window manager):
+     * its picture at (312, 234).  Screenshots until it shows the picture
+     * expected (or 30 s), then q.  xdotool's own complaints (a key's
+     * release sent to a window already closed) are dropped. */
+#define WINDOW_AWAIT(png)                                                     \
+    "i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); "                   \
+    "  xwd -root -silent | convert xwd:- -crop 400x300+312+234 +repage "      \
+    "    shot.png; "                                                          \
+    "  [ \"$(compare -metric AE shot.png " png " null: 2>&1)\" = 0 ] && "     \
+    "    break; done; echo \"matched " png " $i\"; "
+#define WINDOW_OPEN(err)                                                      \
+    "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "          \
+    "shown.png --width 400 --height 300 --show 2>" err " & pid=$!; "          \
+    "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do sleep 0.1; "      \
+    "  i=$((i+1)); wid=$(xdotool search --name \"^worldgen: seed\" "            \
+    "  2>/dev/null | head -1); done; "
+    snprintf(cmd, sizeof cmd,
+             "cd %s && export ASAN_OPTIONS=detect_leaks=0 && rm -f moved.png "
+             "&& %s/worldgen --size 48 -q --out moved.png --width 400 "
+             "--height 300 --azimuth 235 --distance %.9g --sun-elevation 25 "
+             "&& xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             WINDOW_OPEN("moved.err")
+             "xdotool key --window $wid Right Right minus shift+Up "
+             "2>/dev/null; "
+             "xdotool mousemove --window $wid 200 150 mousedown 1 "
+             "mousemove_relative 40 0 mouseup 1 2>/dev/null; "
+             WINDOW_AWAIT("moved.png")
+             "xdotool key --window $wid q 2>/dev/null; "
+             "wait $pid; echo \"status $?\"; "
+             WINDOW_OPEN("back.err")
+             "xdotool key --window $wid Left Down shift+Left 2>/dev/null; "
+             "sleep 0.5; xdotool key --window $wid r 2>/dev/null; "
+             WINDOW_AWAIT("shown.png")
+             "xdotool key --window $wid q 2>/dev/null; "
+             "wait $pid; echo \"status $?\"' && echo '-- moved' && "
+             "cat moved.err && echo '-- back' && cat back.err",
+             wg_tmpdir(), wg_srcdir(), (double)distance, wg_srcdir(),
+             wg_srcdir());
+#undef WINDOW_AWAIT
+#undef WINDOW_OPEN
+    wg_cli c = wg_cli_sh(cmd);
+    /* Matched before the 300th screenshot, and closed by q (status 0). */
+    CHECK(strstr(c.out, "matched moved.png ") &&
+              !strstr(c.out, "matched moved.png 300\n") &&
+              strstr(c.out, "matched shown.png ") &&
+              !strstr(c.out, "matched shown.png 300\n"),
+          "the window never showed the view expected: %s %s", c.out, c.err);
+    CHECK(strstr(c.out, "status 0\nstatus 0\n") ||
+              (strstr(c.out, "status 0\n") &&
+               strstr(strstr(c.out, "status 0\n") + 1, "status 0\n")),
+          "%s %s", c.out, c.err);
+    char line[400];
+    snprintf(line, sizeof line,
+             "worldgen: --show: the window's last view: --width 400 --height "
+             "300 --aa 2 --azimuth 235 --elevation 25 --distance %.9g --fov 45 "
+             "--look 0.2 --sun-azimuth 290 --sun-elevation 25\n",
+             (double)distance);
+    /* The distance as render_num writes it: the shortest that reads back. */
+    char *d = strstr(line, "--distance ") + strlen("--distance ");
+    for (int prec = 6; prec <= 9; prec++) {
+        char num[32], rest[300];
+        snprintf(num, sizeof num, "%.*g", prec, (double)distance);
+        if (strtof(num, NULL) == distance) {
+            snprintf(rest, sizeof rest, "%s", strstr(d, " --fov"));
+            snprintf(d, sizeof line - (size_t)(d - line), "%s%s", num, rest);
+            break;
+        }
+    }
+    const char *moved = strstr(c.out, "-- moved\n");
+    const char *back = moved ? strstr(moved, "-- back\n") : NULL;
+    CHECK(moved && back, "%s %s", c.out, c.err);
+    if (moved && back) {
+        const char *said = strstr(moved, line);
+        CHECK(said && said < back, "not \"%s\" in: %s", line, c.out);
+        /* The second window was put back where it began: no view to say. */
+        CHECK(!strstr(back, "last view"), "%s", back);
+    }
+    wg_cli_free(&c);
 }
