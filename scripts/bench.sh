@@ -16,8 +16,9 @@
 # option (exit 2), a -c file that cannot be written (exit 1, checked first;
 # a relative name is from where the script was started) and a run of
 # worldgen that fails (exit 1, naming the size, the backend and worldgen's
-# reason: no figure is printed for it).  No temporary is left behind, on a
-# signal either.  The figures have a decimal point in every locale.
+# reason: no figure is printed for it).  The CSV appears whole or not at
+# all (a link's target too: the link stays a link).  No temporary is left
+# behind, on a signal either.  The figures have a decimal point in every locale.
 #
 #   scripts/bench.sh                       every backend at the default
 #                                          sizes, 32 64 96 128 192 512
@@ -244,19 +245,42 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Where the links of the name $1 end, hop by hop (its folder's links
+# resolved at each), in csv_dst; empty when a hop is a descriptor's name
+# (/dev/stdout, /dev/fd/N, /proc/*/fd/N: a link into /proc), whose file is
+# whoever opened it's, to be written through as it is.  A link to a file
+# had been written through too: a write that failed (a full disk) had left
+# the file cut short, its old content gone.
+csv_resolve() {
+    local p=$1 d t hops=0
+    while :; do
+        # (x: a folder's name may end in a newline, which $(...) drops)
+        d=$(readlink -m -- "${p%/*}/" && echo x) || { csv_dst=""; return; }
+        d=${d%$'\nx'}
+        [[ $d == /proc || $d == /proc/* ]] && { csv_dst=""; return; }
+        [ -L "$p" ] && (( hops++ < 40 )) || break
+        t=$(readlink -- "$p" && echo x) || { csv_dst=""; return; }
+        t=${t%$'\nx'}
+        case $t in /*) p=$t ;; *) p=${d%/}/$t ;; esac
+    done
+    # (a loop: written as given, where the write says so)
+    [ ! -L "$p" ] && csv_dst=${d%/}/${p##*/} || csv_dst=""
+}
 # The CSV's file (-c), relative to where the script was started, is
 # checked now, not after all the measuring: a folder, or a place that
 # cannot be written, fails here (exit 1, as worldgen's outputs do).  It is
-# written to a temporary beside it and renamed into place, unless it is a
-# link, a device or a pipe, which is written through as it is: renamed
-# over, /dev/stdout (a link) would have been replaced by a file.
+# written to a temporary beside it and renamed into place (a link's
+# target: the link stays a link), unless it is a descriptor's name, a
+# device or a pipe, which is written through as it is: renamed over,
+# /dev/stdout (a link) would have been replaced by a file.
 csv_direct=0
 if [ -n "$csv" ] && [ "$csv" != - ]; then
     case $csv in /*) ;; *) csv=$here/$csv ;; esac
+    csv_resolve "$csv"
     if [ -d "$csv" ]; then
         echo "bench.sh: -c: cannot write '$csv': it is a directory" >&2
         exit 1
-    elif [ -L "$csv" ] || { [ -e "$csv" ] && [ ! -f "$csv" ]; }; then
+    elif [ -z "$csv_dst" ] || { [ -e "$csv" ] && [ ! -f "$csv" ]; }; then
         csv_direct=1
         why=$({ : >> "$csv"; } 2>&1) ||
             { echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
@@ -267,13 +291,15 @@ if [ -n "$csv" ] && [ "$csv" != - ]; then
         # (The first line's first field: a name with a newline goes on,
         # and its second line had been read as the flags, 'x\nai' as a
         # and i.)
-        case $(lsattr -d -- "${csv%/*}/" 2>/dev/null | sed -n '1s/ .*//p') in
+        case $(lsattr -d -- "${csv_dst%/*}/" 2>/dev/null | sed -n '1s/ .*//p') in
         *[ai]*) echo "bench.sh: -c: cannot write '$csv': its folder is append-only or immutable (lsattr -d; chattr -a -i)" >&2
                 exit 1 ;;
         esac
-        csv_tmp=$csv.tmp.$$
+        csv_tmp=$csv_dst.tmp.$$
         why=$({ : > "$csv_tmp"; } 2>&1) ||
             { csv_tmp=""; echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
+        # A file replaced keeps its mode, as one written through had.
+        [ ! -f "$csv_dst" ] || chmod --reference="$csv_dst" -- "$csv_tmp" 2>/dev/null || :
     fi
 fi
 # OpenMP's idle threads wait passively: worldgen's own default (openmp.c says
@@ -546,6 +572,6 @@ elif [ "$csv_direct" = 1 ]; then
     why=$(write_csv 2>&1 > "$csv") && [ -z "$why" ] || csv_failed "${why:-write error}"
 elif [ -n "$csv" ]; then
     why=$(write_csv 2>&1 > "$csv_tmp") && [ -z "$why" ] || csv_failed "${why:-write error}"
-    why=$(mv -T "$csv_tmp" "$csv" 2>&1) || csv_failed "$why"
+    why=$(mv -T "$csv_tmp" "$csv_dst" 2>&1) || csv_failed "$why"
     csv_tmp=""
 fi

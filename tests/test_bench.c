@@ -433,3 +433,34 @@ WG_TEST(bench_figures_in_a_comma_locale)
           commas, c.out);
     wg_cli_free(&c);
 }
+
+/* A -c that is a link to a file is written beside the file it names and
+ * renamed over that file, the link staying a link: written through, a
+ * write that failed (a full disk: a one-page tmpfs, a CSV of two pages)
+ * had left the file cut short and its old content gone.  Now it keeps its
+ * old content (and no temporary is left); a write that succeeds keeps the
+ * file's mode. */
+WG_TEST(bench_csv_through_a_link_is_whole_or_unchanged)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p bl && mount -t tmpfs -o size=4k tmpfs bl 2>/dev/null || exit 77; "
+             "trap 'umount bl' EXIT; echo old > bl/data.csv && chmod 640 bl/data.csv && "
+             "ln -sfn bl/data.csv l.csv && '%s/scripts/bench.sh' -s \"$(seq -s ' ' 2 45)\" "
+             "-r 1 -b scalar -H 1 -c l.csv >/dev/null; echo \"status $?\"; cat bl/data.csv; "
+             "ls -A bl; mkdir -p bd && echo old > bd/data.csv && chmod 640 bd/data.csv && "
+             "ln -sfn bd/data.csv l.csv && "
+             "'%s/scripts/bench.sh' -s 16 -r 1 -b scalar -H 1 -c l.csv >/dev/null; "
+             "echo \"status $?\"; [ -L l.csv ] && echo link; head -c 5 bd/data.csv; echo; "
+             "stat -c %%a bd/data.csv; ls -A bd",
+             wg_srcdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    if (c.status == 77)
+        wg_skip("cannot mount a small tmpfs here (not root?)");
+    else
+        CHECK(strcmp(c.out, "status 1\nold\ndata.csv\nstatus 0\nlink\nsize,\n640\n"
+                            "data.csv\n") == 0 &&
+                  strstr(c.err, "/l.csv': No space left on device"),
+              "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
