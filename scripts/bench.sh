@@ -569,7 +569,11 @@ if [ "$csv" = - ]; then
     echo
     write_csv
 elif [ "$csv_direct" = 1 ]; then
-    why=$(write_csv 2>&1 > "$csv") && [ -z "$why" ] || csv_failed "${why:-write error}"
+    # Opened here, outside the $(...) that takes the errors: inside it,
+    # /dev/stdout (/dev/fd/1, /dev/stderr) had named its pipe, and the CSV
+    # had been taken for the error ("cannot write '/dev/stdout': size,...").
+    why=''
+    { why=$(write_csv 2>&1 >&3) && [ -z "$why" ]; } 3>"$csv" || csv_failed "${why:-write error}"
 elif [ -n "$csv" ]; then
     why=$(write_csv 2>&1 > "$csv_tmp") && [ -z "$why" ] || csv_failed "${why:-write error}"
     why=$(mv -T "$csv_tmp" "$csv_dst" 2>&1) || csv_failed "$why"

@@ -464,3 +464,25 @@ WG_TEST(bench_csv_through_a_link_is_whole_or_unchanged)
               "%s%s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* -c /dev/stdout, /dev/fd/1 and /dev/stderr write the CSV where those
+ * descriptors go: opened inside the $(...) that takes the write's errors,
+ * they had named its pipe, and the CSV had been said as the error
+ * ("cannot write '/dev/stdout': size,backend,...", exit 1). */
+WG_TEST(bench_csv_to_a_descriptors_name)
+{
+    wg_cli c = bench_run("-s 16 -r 1 -b scalar -H 1 -c /dev/stdout > o.txt && "
+                         "grep -c '^16,scalar,' o.txt");
+    CHECK(c.status == 0 && strcmp(c.out, "1\n") == 0 && c.err[0] == '\0',
+          "/dev/stdout: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c /dev/fd/1 | grep -c '^16,scalar,'");
+    CHECK(c.status == 0 && strcmp(c.out, "1\n") == 0 && c.err[0] == '\0',
+          "/dev/fd/1: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c /dev/stderr 2>&1 >/dev/null | "
+                  "grep -c '^16,scalar,'");
+    CHECK(c.status == 0 && strcmp(c.out, "1\n") == 0,
+          "/dev/stderr: status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
