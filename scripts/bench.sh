@@ -440,7 +440,7 @@ if [ "$limits" = 1 ]; then
     else
         mkdir -p build
         if [ ! -x build/limits ] || [ scripts/limits.c -nt build/limits ] ||
-            [ backends/cache.h -nt build/limits ]; then
+            [ backends/cache.h -nt build/limits ] || [ scripts/out.h -nt build/limits ]; then
             ${CC:-cc} -std=c11 -O3 -mavx2 -fopenmp -ffp-contract=off -o build/limits.tmp.$$ \
                 scripts/limits.c && mv build/limits.tmp.$$ build/limits ||
                 { rm -f build/limits.tmp.$$; echo "bench.sh: cannot build scripts/limits.c" >&2; exit 1; }

@@ -25,13 +25,15 @@
  *
  * Exit 2 on a wrong command line (a missing argument, SEA not a number from
  * 0 to 1), 1 on maps it cannot use (unreadable, not a square grey PFM of
- * finite values, two sizes, under 3 cells a side). */
+ * finite values, two sizes, under 3 cells a side) and on figures it
+ * cannot write (a full disk, a closed standard output: out.h). */
 #define _POSIX_C_SOURCE 200809L /* fstat, for pfm.h */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "out.h"
 #include "pfm.h"
 
 #define DEEP 1e-3
@@ -259,5 +261,5 @@ int main(int argc, char **argv)
     free(s);
     free(w);
     free(h);
-    return 0;
+    return out_close(me);
 }

@@ -15,12 +15,14 @@
  * square grey PFMs of finite values, the small world's three maps or the
  * big world's two of different sizes, sizes that share no vertices (the
  * small one at least 2, the big one as big or bigger), or an erosion that
- * changed no height at the small size (no change to measure against). */
+ * changed no height at the small size (no change to measure against); 1
+ * too on figures it cannot write (out.h). */
 #define _POSIX_C_SOURCE 200809L /* fstat, for pfm.h */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "out.h"
 #include "pfm.h"
 
 static double wet_share(const float *w, size_t cells, float depth)
@@ -122,5 +124,5 @@ int main(int argc, char **argv)
                      argv + 1);
     for (int i = 0; i < 5; i++)
         free(map[i]);
-    return rc;
+    return rc ? rc : out_close("resolution");
 }

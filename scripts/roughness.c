@@ -11,11 +11,12 @@
  * neighbour) of the ground and of the water surface (ground + water), in
  * double precision.  Exit 2 on a wrong command line, 1 on maps it cannot
  * use (unreadable, not a square grey PFM of finite values, two sizes, under
- * 3 cells a side). */
+ * 3 cells a side) and on figures it cannot write (out.h). */
 #define _POSIX_C_SOURCE 200809L /* fstat, for pfm.h */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "out.h"
 #include "pfm.h"
 
 /* Peaks and pits of the field v (+ add, when not NULL), n a side. */
@@ -80,5 +81,5 @@ int main(int argc, char **argv)
     printf("water surface: %ld peaks, %ld pits\n", peaks, pits);
     free(h);
     free(w);
-    return 0;
+    return out_close("roughness");
 }

@@ -334,8 +334,8 @@ static int measure_copy_resolution_sh(const char *dir, const char *worldgen)
     int len = snprintf(cmd, sizeof cmd,
                        "rm -rf %s && mkdir -p %s/scripts && cp "
                        "'%s/scripts/resolution.sh' '%s/scripts/resolution.c' "
-                       "'%s/scripts/pfm.h' %s/scripts/ && ",
-                       dir, dir, src, src, src, dir);
+                       "'%s/scripts/pfm.h' '%s/scripts/out.h' %s/scripts/ && ",
+                       dir, dir, src, src, src, src, dir);
     if (worldgen)
         snprintf(cmd + len, sizeof cmd - (size_t)len,
                  "printf '%%s\\n' '%s' > %s/worldgen && chmod +x %s/worldgen",
@@ -620,6 +620,53 @@ WG_TEST(measure_drainage_refuses_bad_input)
         c = wg_cli_sh(cmd);
         CHECK(c.status == 2 && strstr(c.err, "SEA must be"),
               "SEA %s: status %d: %s", bad[i], c.status, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* Figures that cannot be written (standard output on a full disk, or
+ * closed) are a failure that says why, exit 1: the tools had exited 0
+ * with the figures lost (and limits.c, which shares out.h, had let
+ * bench.sh -l keep a cut build/limits.txt). */
+WG_TEST(measure_tools_say_lost_figures)
+{
+    if (measure_build("roughness") != 0 || measure_build("drainage") != 0 ||
+        measure_build("resolution") != 0)
+        return;
+    float flat[5 * 5] = {0}, bump[5 * 5] = {0};
+    bump[12] = 0.5f;
+    measure_pfm("flat.pfm", flat, 5);
+    measure_pfm("bump.pfm", bump, 5);
+    static const struct {
+        const char *prog, *args;
+    } tool[] = {
+        {"roughness", "bump.pfm flat.pfm"},
+        {"drainage", "bump.pfm flat.pfm 0.25"},
+        {"resolution", "flat.pfm bump.pfm flat.pfm bump.pfm flat.pfm"},
+    };
+    for (size_t i = 0; i < sizeof tool / sizeof tool[0]; i++) {
+        static const char *const to[][2] = {
+            {">/dev/full", "No space left on device"},
+            {">&-", "Bad file descriptor"},
+        };
+        for (int k = 0; k < 2; k++) {
+            char cmd[512], want[256];
+            snprintf(cmd, sizeof cmd, "./%s %s %s", tool[i].prog,
+                     tool[i].args, to[k][0]);
+            snprintf(want, sizeof want,
+                     "%s: cannot write to standard output: %s\n",
+                     tool[i].prog, to[k][1]);
+            wg_cli c = wg_cli_sh(cmd);
+            CHECK(c.status == 1 && strcmp(c.err, want) == 0,
+                  "%s: status %d: %s", cmd, c.status, c.err);
+            wg_cli_free(&c);
+        }
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "./%s %s | wc -l", tool[i].prog,
+                 tool[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 0 && atoi(c.out) >= 2 && c.err[0] == '\0',
+              "%s: status %d: %s%s", cmd, c.status, c.out, c.err);
         wg_cli_free(&c);
     }
 }
