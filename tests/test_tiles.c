@@ -1090,6 +1090,29 @@ WG_TEST(tiles_failures_say_why_and_leave_no_list)
     wg_cli_free(&c);
 }
 
+/* The same full folder under -q: the tiles' records of why they failed
+ * (tiles/NAME.failed) could not be written either, and -q had said only
+ * "N of M tiles not made (0 failed)".  Now each failure without a record
+ * is said as it comes, and the count says they have none. */
+WG_TEST(tiles_quiet_on_a_full_disk_says_why)
+{
+    if (tl_ready() != 0)
+        return;
+    wg_cli c;
+    int st = tl_run(&c, "mkdir -p tl-fullq && mount -t tmpfs -o size=300k tmpfs tl-fullq || "
+                    "exit 77; trap 'umount tl-fullq' EXIT; '%s/scripts/tiles' --size 257 "
+                    "--tile 128 -q --out tl-fullq/t -- --hydraulic 20 --erosion 2 --mesh scalar",
+                    wg_srcdir());
+    if (st == 77)
+        wg_skip("cannot mount a small tmpfs here (not root?)");
+    else
+        CHECK(st == 1 && strstr(c.err, "FAILED (status 1): worldgen: --") &&
+                  strstr(c.err, ": No space left on device; see ") &&
+                  strstr(c.err, "with no record of why in ") && !strstr(c.err, "(0 failed)"),
+              "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* The default -j reads worldgen's --threads and --mesh as worldgen does,
  * by a prefix too (--thr 2, --t=2, --me=scalar), the last one given, a
  * value as a value: with --thr 2 the tiles had run one at a time, and
