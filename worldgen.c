@@ -1950,6 +1950,11 @@ static int probe_outputs(const settings *s)
     return 0;
 }
 
+/* Why the tables could not be written, when run() found them lost before
+ * putting the files in place (errno; 0: not lost, or no reason kept), for
+ * close_stdout to say: stdio keeps no reason with the stream's error. */
+static int tables_errno;
+
 /* Make the world, report, write.  Returns the exit status. */
 static int run(const settings *s, int argc, char **argv)
 {
@@ -2115,6 +2120,15 @@ static int run(const settings *s, int argc, char **argv)
     const char *fault = getenv("WORLDGEN_FAULT");
     if (fault && strcmp(fault, "kill") == 0)
         raise(SIGKILL);
+    /* The tables are written whole before any file is put in place: one
+     * lost (standard output on a full disk, or closed) had failed the run
+     * (exit 1) after every file was replaced.  Standard output's loss is
+     * said at exit (close_stdout); standard error's has nowhere to be. */
+    errno = 0;
+    if (fflush(tables) != 0 || ferror(tables)) {
+        tables_errno = errno;
+        goto out;
+    }
     if (wg_outfile_commit_held(err) != 0) {
         say("cannot put the outputs in place: %s",
             err);
@@ -2146,11 +2160,6 @@ static int run(const settings *s, int argc, char **argv)
             goto out;
         }
     }
-    /* The tables, sent to standard error because standard output carries
-     * an output, are lost if it failed (2>/dev/full): a failure, as for
-     * standard output, with nowhere left to say so. */
-    if (tables == stderr && (fflush(stderr) != 0 || ferror(stderr)))
-        goto out;
     status = 0;
     for (int i = 0; s->check && i < n; i++)
         if (res[i].compared && !res[i].agree.ok) {
@@ -2178,7 +2187,7 @@ static int close_stdout(void)
 {
     errno = 0;
     int lost = ferror(stdout);
-    int e = errno;
+    int e = lost && tables_errno ? tables_errno : errno;
     if (fclose(stdout) != 0) {
         lost = 1;
         e = errno;

@@ -777,6 +777,33 @@ WG_TEST(hostile_failed_stdout_output_is_reported_once)
     wg_cli_free(&c);
 }
 
+/* Tables that are lost (standard output on a full disk or closed;
+ * standard error, when standard output carries an output) fail the run
+ * before any file is put in place: they had been found lost only at exit,
+ * exit 1 with every file already replaced.  The cause is the write's own,
+ * said once. */
+WG_TEST(hostile_lost_tables_replace_no_file)
+{
+    wg_cli c = hostile_sh(
+        "rm -rf lt && mkdir lt && cd lt && echo old > a.png && echo old > h.pfm && "
+        "../worldgen --size 16 --mesh scalar --width 16 --height 16 --out a.png "
+        "--heightmap h.pfm > /dev/full; echo \"full $?\"; "
+        "../worldgen --size 16 --mesh scalar --width 16 --height 16 --out a.png "
+        "--heightmap h.pfm >&-; echo \"closed $?\"; "
+        "../worldgen --size 16 --mesh scalar -q --histogram --heightmap h.pfm > /dev/full; "
+        "echo \"histogram $?\"; "
+        "../worldgen --size 16 --mesh scalar --heightmap h.pfm --json - 2>/dev/full "
+        ">/dev/null; echo \"stderr $?\"; cat a.png h.pfm; ls -A | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "full 1\nclosed 1\nhistogram 1\nstderr 1\nold\nold\n"
+                        "a.png h.pfm ") == 0 &&
+              strcmp(c.err, "worldgen: cannot write to standard output: No space left on "
+                            "device\nworldgen: cannot write to standard output: Bad file "
+                            "descriptor\nworldgen: cannot write to standard output: No "
+                            "space left on device\n") == 0,
+          "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* The OBJ names FILE.mtl and FILE_albedo.png beside it: a device or a
  * descriptor named as such has no folder of ours beside it (--obj
  * /dev/null made /dev/null.mtl and /dev/null_albedo.png in /dev), so it
