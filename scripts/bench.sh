@@ -316,7 +316,11 @@ if [ -z "$backends" ]; then
     echo "$probe" | jq -r '.skipped[] | "skip     \(.name): \(.reason)"'
 fi
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# The middle figure, or the mean of the middle two, as many digits as
+# worldgen's JSON gives (%.9g): with an even count of runs, %.6f had cut
+# the small stages' seconds to one digit or none (a readback of 5e-08 read
+# 0.000000) and written the steps as 100.000000 in the CSV.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.9g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The counts of the runs: fixed, or worldgen's defaults for each size.
 counts=(--erosion "$erosion" --hydraulic "$steps")

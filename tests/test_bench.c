@@ -486,3 +486,42 @@ WG_TEST(bench_csv_to_a_descriptors_name)
           "/dev/stderr: status %d: %s%s", c.status, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* The median of an even count of runs, the mean of the middle two, keeps
+ * the JSON's digits: printed with %.6f it had written the steps as
+ * 1.000000 in the CSV and cut a readback of 5e-08 seconds to 0.000000. */
+WG_TEST(bench_median_of_an_even_count_keeps_the_digits)
+{
+    static const char *const runs[] = {"2", "4"};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "-s 16 -r %s -b scalar -H 1 -c -", runs[i]);
+        wg_cli c = bench_run(args);
+        CHECK(c.status == 0 && !c.err[0], "-r %s: status %d: %s", runs[i],
+              c.status, c.err);
+        const char *row = strstr(c.out, "\n16,scalar,");
+        CHECK(row, "-r %s: no CSV row in:\n%s", runs[i], c.out);
+        if (!row) {
+            wg_cli_free(&c);
+            continue;
+        }
+        /* size,backend, 7 figures, steps, wall */
+        char field[11][64];
+        int n = 0;
+        const char *p = row + 1;
+        while (n < 11 && *p && *p != '\n') {
+            size_t len = strcspn(p, ",\n");
+            snprintf(field[n++], sizeof field[0], "%.*s", (int)len, p);
+            p += len + (p[len] == ',');
+        }
+        CHECK(n == 11, "-r %s: %d fields in: %.200s", runs[i], n, row + 1);
+        CHECK(n == 11 && strcmp(field[9], "1") == 0,
+              "-r %s: the steps are '%s', not 1: %.200s", runs[i],
+              n == 11 ? field[9] : "", row + 1);
+        for (int k = 2; k < n; k++)
+            CHECK(strcmp(field[k], "0.000000") != 0,
+                  "-r %s: field %d cut to six decimals: %.200s", runs[i], k,
+                  row + 1);
+        wg_cli_free(&c);
+    }
+}
