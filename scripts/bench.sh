@@ -191,10 +191,14 @@ wg_value() { # this script's option, worldgen's option, the value
 read -ra size_list <<< "$sizes" # no globbing: -s '*' is no list of files
 [ ${#size_list[@]} -gt 0 ] ||
     { echo "bench.sh: -s: '$sizes' names no size (valid: grid sizes 2..65536, separated by spaces)" >&2; exit 2; }
+# A size named twice (16 and 0x10 too) is one row, as a backend named
+# twice is one column: each had been measured and printed in the table,
+# but the medians are kept by size, so -t, -l and the CSV had shown the
+# last one's figures in both rows, not the first row's.
 sizes=""
 for s in "${size_list[@]}"; do
     v=$(wg_value s size "$s") || exit $?
-    sizes+="${sizes:+ }$v"
+    case " $sizes " in *" $v "*) ;; *) sizes+="${sizes:+ }$v" ;; esac
 done
 octaves=$(wg_value o octaves "$octaves") || exit $?
 erosion=$(wg_value e erosion "$erosion") || exit $?

@@ -525,3 +525,25 @@ WG_TEST(bench_median_of_an_even_count_keeps_the_digits)
         wg_cli_free(&c);
     }
 }
+
+/* A size named twice (in decimal and in hex too) is one row of the table
+ * and of the CSV: each had been measured and shown in the table, while
+ * -t, -l and the CSV showed the last one's medians in both rows. */
+WG_TEST(bench_a_size_named_twice_is_one_row)
+{
+    wg_cli c = bench_run("-s '16 0x10 20 16' -r 1 -b scalar -H 1 -t -c -");
+    CHECK(c.status == 0 && !c.err[0], "status %d: %s", c.status, c.err);
+    int table = 0, csv = 0, stages = 0;
+    for (const char *p = c.out; (p = strstr(p, "|     16 |")); p++)
+        table++;
+    for (const char *p = c.out; (p = strstr(p, "\n16,scalar,")); p++)
+        csv++;
+    for (const char *p = c.out; (p = strstr(p, "\n      16 scalar ")); p++)
+        stages++;
+    CHECK(table == 1 && csv == 1 && stages == 1,
+          "16 in %d rows of the table, %d of -t, %d of the CSV:\n%s", table,
+          stages, csv, c.out);
+    CHECK(strstr(c.out, "|     20 |") && strstr(c.out, "\n20,scalar,"),
+          "no row for 20:\n%s", c.out);
+    wg_cli_free(&c);
+}
