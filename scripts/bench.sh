@@ -55,7 +55,9 @@
 # core; where the CPU has AVX-512F, also the same rates 16 lanes wide (the
 # OpenMP kernels' AVX-512 builds run there, so a stage's limit takes the
 # better of the two widths' rates: on such a CPU the AVX2 rates alone would
-# set limits the kernels can beat); it is cached in build/limits.txt.  The work of
+# set limits the kernels can beat); it is cached in build/limits.txt with
+# the CPU, the count of CPUs and the load average it was measured at, and
+# measured again on another CPU or count (taskset, a cpuset).  The work of
 # each stage is counted from backends/SPEC.md, per cell, in lane-operations
 # (one lane of one vector instruction; a select, an |x| and a compare are
 # one each; ftz(x) is three: |x|, compare, select; rcp(m) is ten):
@@ -454,13 +456,30 @@ if [ "$limits" = 1 ]; then
                 { rm -f build/limits.tmp.$$; echo "bench.sh: cannot build scripts/limits.c" >&2; exit 1; }
             remeasure=1
         fi
-        if [ "$remeasure" = 1 ] || [ ! -s "$lim" ]; then
-            build/limits > "$lim.tmp.$$" && mv "$lim.tmp.$$" "$lim" ||
-                { rm -f "$lim.tmp.$$"; echo "bench.sh: build/limits failed" >&2; exit 1; }
-            when="measured now, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-        else
-            when="measured $(date -r "$lim" '+%F %T'), cached in $lim (-L measures again)"
+        # The cache holds the CPU it was measured on, its count of CPUs
+        # (limits.c's, this process's affinity: taskset, a cpuset) and the
+        # load average then.  A cache of another CPU or another count is
+        # measured again: taskset -c 0 had set openmp's one thread against
+        # the two cores' limits of the cache, with nothing said.  (nproc
+        # without OMP_NUM_THREADS, which it honours and limits.c does not.)
+        cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+        declare -A m
+        stale=""
+        if [ "$remeasure" = 0 ] && [ -s "$lim" ]; then
+            while read -r k v; do m[$k]=$v; done < "$lim"
+            [ "${m[cpu]-}" = "$cpu" ] && [ "${m[cores]-}" = "$cpus" ] ||
+                stale="; the cache was of ${m[cores]:-?} CPUs, ${m[cpu]:-of no recorded model}, this run has $cpus, $cpu"
         fi
+        if [ "$remeasure" = 1 ] || [ ! -s "$lim" ] || [ -n "$stale" ]; then
+            load=$(cut -d' ' -f1-3 /proc/loadavg)
+            { build/limits && printf 'cpu %s\nload %s\n' "$cpu" "$load"; } > "$lim.tmp.$$" &&
+                mv "$lim.tmp.$$" "$lim" ||
+                { rm -f "$lim.tmp.$$"; echo "bench.sh: build/limits failed" >&2; exit 1; }
+            when="measured now, load average $load$stale"
+        else
+            when="measured $(date -r "$lim" '+%F %T') at load average ${m[load]}, cached in $lim (-L measures again)"
+        fi
+        unset m
         declare -A m
         while read -r k v; do m[$k]=$v; done < "$lim"
         echo "limits of this machine ($when), one thread / all ${m[cores]} cores:"

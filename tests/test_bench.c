@@ -28,6 +28,52 @@ static int bench_row(const char *out, const char *stage, double *t,
                : -1;
 }
 
+/* Run scripts/bench.sh with 'args' (shell words) in the test's folder. */
+static wg_cli bench_run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/bench.sh' %s", wg_srcdir(), args);
+    return wg_cli_sh(cmd);
+}
+
+/* The limits' cache (build/limits.txt) names the CPU, the count of CPUs
+ * and the load average it was measured at; a cache of another count or
+ * CPU is measured again, saying so: under taskset -c 0 a cache of two
+ * cores had set openmp's one thread against two cores' limits.  (In a
+ * fresh tree this is the one measurement bench_limits then reuses.) */
+WG_TEST(bench_limits_cache_of_another_machine_is_measured_again)
+{
+    if (system("grep -qw avx2 /proc/cpuinfo") != 0) {
+        wg_skip("this CPU has no AVX2: bench.sh measures no limits");
+        return;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/build/limits.txt", wg_srcdir());
+    FILE *fp = fopen(path, "w");
+    CHECK(fp != NULL, "cannot write %s", path);
+    if (!fp)
+        return;
+    fputs("cores 4096\nmix_1 1\nmix_all 1\ncpu Another CPU\nload 0.00 0.00 0.00\n", fp);
+    fclose(fp);
+    wg_cli c = bench_run("-s 16 -r 1 -b scalar -H 1 -l");
+    CHECK(c.status == 0 && strstr(c.out, "limits of this machine (measured now, load average ") &&
+              strstr(c.out, "; the cache was of 4096 CPUs, Another CPU, this run has "),
+          "status %d, a stale cache used:\n%s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    size_t len = 0;
+    char *cache = wg_read_file(path, &len);
+    CHECK(cache && !strstr(cache, "cores 4096\n") && !strstr(cache, "Another CPU") &&
+              strstr(cache, "\ncpu ") && strstr(cache, "\nload "),
+          "the cache: %s", cache ? cache : "(none)");
+    free(cache);
+    /* The same machine: the cache, with when and at what load. */
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -l");
+    CHECK(c.status == 0 && strstr(c.out, " at load average ") &&
+              strstr(c.out, ", cached in build/limits.txt (-L measures again)"),
+          "status %d, not the cache:\n%s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(bench_limits)
 {
     char cmd[4096];
@@ -108,14 +154,6 @@ WG_TEST(bench_unknown_backend)
           c.status, c.err);
     CHECK(strstr(c.err, "nosuch"), "the error does not name it: %s", c.err);
     wg_cli_free(&c);
-}
-
-/* Run scripts/bench.sh with 'args' (shell words) in the test's folder. */
-static wg_cli bench_run(const char *args)
-{
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s/scripts/bench.sh' %s", wg_srcdir(), args);
-    return wg_cli_sh(cmd);
 }
 
 /* With -R each run also draws the picture: the wall is then the whole run
