@@ -354,6 +354,69 @@ WG_TEST(pipeline_json_carries_the_whole_run)
     wg_cli_free(&c);
 }
 
+/* Whether 'key' stands in 'text' as a word of its own (not inside
+ * another word: "drawn" is no "draw"). */
+static int pipe_has_word(const char *text, const char *key)
+{
+    size_t len = strlen(key);
+    for (const char *p = text; (p = strstr(p, key)) != NULL; p++) {
+        int before = p > text && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'));
+        char c = p[len];
+        if (!before && c != '_' && !(c >= 'a' && c <= 'z'))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every key of the JSON is in the manual's --json entry: the agreement's
+ * max_dh and ok, the histogram's p50, the writers, seed_hex and more had
+ * been in none, nor when each is null.  Two runs between them give every
+ * key: a picture, maps and the histogram with every backend compared; a
+ * region with vulkan skipped. */
+WG_TEST(pipeline_every_json_key_is_in_the_manual)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/man/worldgen.1", wg_srcdir());
+    char *man = wg_read_file(path, NULL);
+    CHECK(man != NULL, "%s missing", path);
+    const char *from = man ? strstr(man, "\n.BI \\-\\-json \" FILE\"\n") : NULL;
+    const char *to = from ? strstr(from, "\n.TP\n.B \\-\\-histogram\n") : NULL;
+    CHECK(from && to, "no --json entry in the manual");
+    if (!from || !to) {
+        free(man);
+        return;
+    }
+    man[to - man] = '\0';
+    wg_cli c = wg_cli_sh(
+        "./worldgen --size 16 --mesh all --check --histogram --out p.png "
+        "--heightmap h.pfm -q --json - && VK_ICD_FILENAMES=/nonexistent "
+        "./worldgen --size 64 --region 1,2,8,8 --erosion 1 --hydraulic 1 "
+        "--mesh all --heightmap r.pfm -q --json -");
+    CHECK(c.status == 0, "status %d: %s", c.status, c.err);
+    const char *want[] = {"region", "width", "reason", "max_dh", "p50",
+                          "rasterise", "seconds"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(strstr(c.out, want[i]), "no %s in the runs' JSON: %s", want[i],
+              c.out);
+    int keys = 0;
+    for (const char *p = c.out; (p = strstr(p, "\": ")) != NULL; p += 3) {
+        const char *q = p;
+        while (q > c.out && q[-1] != '"')
+            q--;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(p - q), q);
+        /* a string value before a colon is no key: only names here */
+        if (strspn(key, "abcdefghijklmnopqrstuvwxyz_0123456789") != strlen(key))
+            continue;
+        CHECK(pipe_has_word(from, key), "the JSON's \"%s\" is not in the "
+              "manual's --json entry", key);
+        keys++;
+    }
+    CHECK(keys > 40, "only %d keys in: %s", keys, c.out);
+    free(man);
+    wg_cli_free(&c);
+}
+
 WG_TEST(pipeline_help_to_a_full_device_says_so)
 {
     wg_cli c = wg_cli_sh("./worldgen --help > /dev/full");
