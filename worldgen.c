@@ -2161,13 +2161,23 @@ static int run(const settings *s, int argc, char **argv)
         }
     }
     status = 0;
+    /* Each disagreement on a line of its own, with the first cell and
+     * field that break the tolerances: the largest differences alone had
+     * left a CI log with nowhere to look. */
     for (int i = 0; s->check && i < n; i++)
         if (res[i].compared && !res[i].agree.ok) {
+            const wg_agreement *a = &res[i].agree;
+            char where[160] = "";
+            if (a->bad_field)
+                snprintf(where, sizeof where, "; first at x %" PRIu32
+                         ", y %" PRIu32 ": %s %.9g, scalar's %.9g", a->bad_x,
+                         a->bad_y, a->bad_field, (double)a->bad_value,
+                         (double)a->bad_ref);
             say("--check: %s disagrees with scalar: "
                 "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
-                "dh 0, dw 0, dn %.0e)", res[i].backend->name,
-                res[i].agree.max_dh, res[i].agree.max_dw,
-                res[i].agree.max_dn, res[i].backend->normal_tolerance);
+                "dh 0, dw 0, dn %.0e)%s", res[i].backend->name,
+                a->max_dh, a->max_dw, a->max_dn,
+                res[i].backend->normal_tolerance, where);
             status = EXIT_DISAGREE;
         }
 out:

@@ -18,6 +18,40 @@ static double agree_max(const float *a, const float *b, size_t n)
     return worst;
 }
 
+/* Whether a and b differ beyond 'tol': any bit when tol is 0, else by
+ * more than tol (NaN on either side always). */
+static int agree_breaks(float a, float b, double tol)
+{
+    if (tol == 0.0)
+        return memcmp(&a, &b, sizeof a) != 0;
+    double d = fabs((double)a - (double)b);
+    return isnan(d) || d > tol;
+}
+
+/* Fill in a's first cell and field that break the tolerances: heights,
+ * water and sediment to the bit, the normals within 'tol'. */
+static void agree_where(wg_agreement *a, const wg_fields *ref,
+                        const wg_fields *f, double tol)
+{
+    static const char *const names[6] = {"height", "water", "sediment",
+                                         "nx", "ny", "nz"};
+    const float *rf[6] = {ref->height, ref->water, ref->sediment,
+                          ref->nx, ref->ny, ref->nz};
+    const float *ff[6] = {f->height, f->water, f->sediment,
+                          f->nx, f->ny, f->nz};
+    size_t n = wg_fields_cells(ref);
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 6; k++)
+            if (agree_breaks(rf[k][i], ff[k][i], k < 3 ? 0.0 : tol)) {
+                a->bad_field = names[k];
+                a->bad_x = ref->r.x + (uint32_t)(i % ref->r.w);
+                a->bad_y = ref->r.y + (uint32_t)(i / ref->r.w);
+                a->bad_ref = rf[k][i];
+                a->bad_value = ff[k][i];
+                return;
+            }
+}
+
 wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,
                       const wg_backend *b)
 {
@@ -44,5 +78,8 @@ wg_agreement wg_agree(const wg_fields *ref, const wg_fields *f,
     a.ok = a.heights_identical &&
            (b->normal_tolerance == 0.0 ? a.identical
                                        : a.max_dn <= b->normal_tolerance);
+    /* Only for a disagreement: an agreeing run pays nothing more. */
+    if (!a.ok)
+        agree_where(&a, ref, f, b->normal_tolerance);
     return a;
 }

@@ -12,6 +12,14 @@ typedef struct wg_agreement {
     int heights_identical; /* heights, water and sediment equal to the bit */
     int identical;         /* all six fields equal to the bit */
     int ok;                /* within SPEC.md's Agreement tolerances */
+    /* Where it breaks them, when !ok and the fields are of one window:
+     * the first cell in row order that does, in world coordinates, and
+     * the first of its fields that does ("height", "water", "sediment",
+     * "nx", "ny", "nz"; NULL when there is none to name), with its value
+     * on each side, so that a failed --check says where to look. */
+    const char *bad_field;
+    uint32_t bad_x, bad_y;
+    float bad_ref, bad_value;
 } wg_agreement;
 
 /* Compare 'f' (made by 'b') with the reference fields 'ref' (scalar's): the

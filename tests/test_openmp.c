@@ -113,9 +113,16 @@ WG_TEST(agree_detects_a_one_bit_difference)
     wg_agreement g = wg_agree(&a, &b, &wg_backend_openmp);
     CHECK(g.identical && g.ok && g.max_dh == 0 && g.max_dn == 0);
 
+    CHECK(g.bad_field == NULL, "an agreement names a cell: %s", g.bad_field);
+
     b.height[100] = nextafterf(b.height[100], 2.0f);
     g = wg_agree(&a, &b, &wg_backend_openmp);
     CHECK(!g.ok && !g.heights_identical && g.max_dh > 0, "one ulp of height");
+    /* where: cell 100 of a 33 grid is x 1, y 3 */
+    CHECK(g.bad_field && !strcmp(g.bad_field, "height") && g.bad_x == 1 &&
+              g.bad_y == 3 && g.bad_ref == a.height[100] &&
+              g.bad_value == b.height[100],
+          "%s at %u, %u", g.bad_field ? g.bad_field : "nothing", g.bad_x, g.bad_y);
     b.height[100] = a.height[100];
     b.water[200] = nextafterf(b.water[200], 2.0f);
     g = wg_agree(&a, &b, &wg_backend_openmp);
@@ -138,6 +145,9 @@ WG_TEST(agree_detects_a_one_bit_difference)
     b.nx[9] = a.nx[9] + 3e-6f;
     g = wg_agree(&a, &b, &gpu);
     CHECK(!g.ok, "3e-6 is beyond the GPU tolerance");
+    /* ny[7], within the tolerance, is not where it breaks: nx[9] is */
+    CHECK(g.bad_field && !strcmp(g.bad_field, "nx") && g.bad_x == 9 && g.bad_y == 0,
+          "%s at %u, %u", g.bad_field ? g.bad_field : "nothing", g.bad_x, g.bad_y);
     b.nz[0] = NAN;
     g = wg_agree(&a, &b, &gpu);
     CHECK(!g.ok && isinf(g.max_dn), "NaN is infinitely far");
@@ -163,6 +173,15 @@ WG_TEST(cli_check_fails_with_status_3_when_a_backend_disagrees)
     CHECK(c.status == 3, "status %d", c.status);
     CHECK(strstr(c.err, "--check: openmp disagrees with scalar: max dh = "), "%s", c.err);
     CHECK(strstr(c.out, "DISAGREES"), "%s", c.out);
+    /* and says where: the hook's cell, 64 * 64 / 2, is x 0, y 32 */
+    CHECK(strstr(c.err, "; first at x 0, y 32: height "), "%s", c.err);
+    wg_cli_free(&c);
+    /* in a region, in the world's coordinates: cell 32 of the 8 x 8
+     * window at 1,2 is x 1, y 6 */
+    c = wg_cli_sh("WORLDGEN_FAULT=openmp:water ./worldgen --size 64 --region 1,2,8,8 "
+                  "--erosion 1 --hydraulic 1 --mesh all --check -q --heightmap r.pfm");
+    CHECK(c.status == 3 && strstr(c.err, "; first at x 1, y 6: water "),
+          "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
     /* --check with one backend runs scalar as the reference too */
     c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh openmp --check -q");
