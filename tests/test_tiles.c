@@ -374,6 +374,51 @@ WG_TEST(tiles_parallel_failed_tile_is_made_again_alone)
     wg_cli_free(&c);
 }
 
+/* Tiles damaged after they were made: a map cut short, a map removed and a
+ * .done emptied.  Their maps had been taken as whole because they exist:
+ * status said 4/4 done, the next run made nothing and exited 0, and
+ * gdalbuildvrt left the cut map out of the mosaic (a hole) with a
+ * warning.  Now status names each, the run says so and makes those three
+ * alone, and the mosaic is the whole run's; a map damaged without a
+ * change of size, which gdalbuildvrt cannot open, fails the mosaic. */
+WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-damaged");
+    const char *opts = "--erosion 2 --hydraulic 4 --mesh scalar";
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/tiles' --size 65 --tile 33 -j 2 "
+             "--out '%s' -- %s", wg_srcdir(), dir, opts);
+    wg_cli c;
+    int st = tl_run(&c, "%s && cd '%s/tiles' && truncate -s 1000 r0/r0c1-height.tif "
+                    "&& rm r1/r1c0-water.tif && : >r1/r1c1.done && '%s/scripts/tiles' "
+                    "status '%s'", cmd, dir, wg_srcdir(), dir);
+    CHECK(st == 0 && strstr(c.out, "1/4 tiles done") &&
+              strstr(c.out, "damaged: r0/r0c1 (its height.tif is 1000 bytes, ") &&
+              strstr(c.out, "damaged: r1/r1c0 (its water map is gone)") &&
+              strstr(c.out, "damaged: r1/r1c1 (its .done record is not whole)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "%s", cmd);
+    CHECK(st == 0 && strstr(c.err, "tile r0/r0c1 is damaged (its height.tif is 1000 bytes, ") &&
+              strstr(c.err, "3 to make, 1 kept"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    if (st == 0)
+        tl_check_mosaic(dir, 65, opts);
+    /* The same size, but no TIFF: the mosaic fails, and none is left. */
+    st = tl_run(&c, "dd if=/dev/zero of='%s/tiles/r1/r1c1-water.tif' bs=16 count=1 "
+                "conv=notrunc 2>/dev/null && %s", dir, cmd);
+    CHECK(st == 1 && strstr(c.err, "0 to make, 4 kept") &&
+              strstr(c.err, "gdalbuildvrt left 1 of the water maps out of the mosaic"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    snprintf(cmd, sizeof cmd, "%s/water.vrt", dir);
+    CHECK(access(cmd, F_OK) != 0, "a mosaic with a hole: %s", cmd);
+}
+
 /* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
  * byte beyond ASCII (printf %q wrote $'...' for both, which the tasks'
  * /bin/sh read as '$' and backslashes: every task failed), sbatch's '%j'
