@@ -396,9 +396,9 @@ WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
                     "&& rm r1/r1c0-water.tif && : >r1/r1c1.done && '%s/scripts/tiles' "
                     "status '%s'", cmd, dir, wg_srcdir(), dir);
     CHECK(st == 0 && strstr(c.out, "1/4 tiles done") &&
-              strstr(c.out, "damaged: r0/r0c1 (its height.tif is 1000 bytes, ") &&
-              strstr(c.out, "damaged: r1/r1c0 (its water map is gone)") &&
-              strstr(c.out, "damaged: r1/r1c1 (its .done record is not whole)"),
+              strstr(c.out, "tile r0/r0c1 is damaged (its height.tif is 1000 bytes, ") &&
+              strstr(c.out, "tile r1/r1c0 is damaged (its water map is gone)") &&
+              strstr(c.out, "tile r1/r1c1 is damaged (its .done record is not whole)"),
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
     st = tl_run(&c, "%s", cmd);
@@ -417,6 +417,45 @@ WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
     wg_cli_free(&c);
     snprintf(cmd, sizeof cmd, "%s/water.vrt", dir);
     CHECK(access(cmd, F_OK) != 0, "a mosaic with a hole: %s", cmd);
+}
+
+/* Tiles of two option sets in one folder: a tile copied in from a folder
+ * made with other options, then the plan removed and the folder planned
+ * with those options.  Each tile's .done had recorded no plan, so the
+ * stranger was kept and mosaicked with the others (exit 0), as were all
+ * the old tiles under the new plan; now each is said and made again, and
+ * the mosaic is the whole run's of the folder's options. */
+WG_TEST(tiles_tiles_of_another_plan_are_made_again)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-mixed");
+    const char *a = "--erosion 2 --hydraulic 4 --mesh scalar";
+    const char *b = "--erosion 2 --hydraulic 5 --mesh scalar";
+    char run[1200];
+    snprintf(run, sizeof run, "'%s/scripts/tiles' --size 40 --tile 20 -j 2 --out",
+             wg_srcdir());
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && %s a -- %s >/dev/null 2>&1 && %s b -- %s >/dev/null "
+                    "2>&1 && cp -f b/tiles/r1/r1c0[-.]* a/tiles/r1/ && %s a -- %s",
+                    dir, run, a, run, b, run, a);
+    CHECK(st == 0 && strstr(c.err, "tile r1/r1c0 was made under another plan, with other "
+                            "options: made again") &&
+              strstr(c.err, "1 to make, 3 kept"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    char sub[600];
+    snprintf(sub, sizeof sub, "%s/a", dir);
+    if (st == 0)
+        tl_check_mosaic(sub, 40, a);
+    st = tl_run(&c, "cd '%s' && rm a/plan && %s a -- %s", dir, run, b);
+    CHECK(st == 0 && strstr(c.err, "tile r1/r1c1 was made under another plan") &&
+              strstr(c.err, "4 to make, 0 kept"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    if (st == 0)
+        tl_check_mosaic(sub, 40, b);
 }
 
 /* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
