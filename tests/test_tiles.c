@@ -458,6 +458,75 @@ WG_TEST(tiles_tiles_of_another_plan_are_made_again)
         tl_check_mosaic(sub, 40, b);
 }
 
+/* Two tiles of 40 in tiles of 20 killed: r0/r0c1's worldgen by SIGKILL (as
+ * the OOM killer does), which had been said as "status 137: no message",
+ * and r1/r1c0's tile job with its shell (a node lost, a task cancelled),
+ * which left no record and had been counted alone, "2 of 4 tiles not made
+ * (1 failed)", no word saying which.  Both are named, in the run's end and
+ * in status ('more': how the second is named, by Slurm its task's output;
+ * 'progress': the first's progress line), and the next run makes those
+ * two alone. */
+static void tl_killed_tiles(const char *dir, const char *engine_args,
+                            const char *more, const char *progress)
+{
+    wg_cli c = tl_sh(
+        "cat > '%s/wrap' <<'EOF'\n"
+        "#!/bin/sh\n"
+        "d=$(dirname \"$0\")\n"
+        "case \"$*\" in\n"
+        "*--version*) ;;\n"
+        "*'--region 20,0,'*) [ -e \"$d/kill\" ] && kill -9 $$; echo \"$*\" >>\"$d/regions\" ;;\n"
+        "*'--region 0,20,'*) if [ ! -e \"$d/kill\" ]; then echo \"$*\" >>\"$d/regions\"; else\n"
+        "    p=$$ k=; while [ \"$p\" -gt 1 ]; do\n"
+        "        case \"$(tr '\\0' ' ' </proc/$p/cmdline)\" in\n"
+        "        *'scripts/tiles tile '*|*'scripts/tiles slurm-task '*) k=\"$k $p\" ;;\n"
+        "        esac\n"
+        "        p=$(awk '{ print $4 }' /proc/$p/stat)\n"
+        "    done; kill -9 $k; exit 1; fi ;;\n"
+        "*--region*) echo \"$*\" >>\"$d/regions\" ;;\n"
+        "esac\n"
+        "exec '%s/worldgen' \"$@\"\n"
+        "EOF\n"
+        "chmod +x '%s/wrap'", dir, wg_srcdir(), dir);
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "timeout 120 '%s/scripts/tiles' --size 40 --tile 20 %s "
+             "--worldgen '%s/wrap' --out '%s/out' -- --erosion 2 --hydraulic 4 "
+             "--mesh scalar", wg_srcdir(), engine_args, dir, dir);
+    int st = tl_run(&c, "touch '%s/kill' && %s", dir, cmd);
+    CHECK(st == 1 && strstr(c.err, progress) &&
+              strstr(c.err, "tile r0/r0c1 failed: status 137 (killed by SIGKILL) on ") &&
+              strstr(c.err, "tile r1/r1c0 was not made: its ") &&
+              strstr(c.err, more) &&
+              strstr(c.err, "2 of 4 tiles not made (1 failed, 1 with no record or not started)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "'%s/scripts/tiles' status '%s/out'", wg_srcdir(), dir);
+    CHECK(st == 0 && strstr(c.out, "2/4 tiles done") &&
+              strstr(c.out, "failed: r0/r0c1 (status 137 (killed by SIGKILL) on ") &&
+              strstr(c.out, "tile r1/r1c0 was not made: its ") && strstr(c.out, more),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "rm -f '%s/kill' '%s/regions' && %s >/dev/null && sort '%s/regions' | "
+                "grep -o 'region [0-9,]*' | tr '\\n' ' '", dir, dir, cmd, dir);
+    CHECK(st == 0 && strstr(c.err, "2 to make, 2 kept") &&
+              !strcmp(c.out, "region 0,20,20,20 region 20,0,20,20 "),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+WG_TEST(tiles_parallel_killed_tiles_are_named)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-killed");
+    tl_killed_tiles(dir, "-j 2", "(killed with its shell: a node lost, a cancel, a time "
+                    "limit)", "r0/r0c1 FAILED (status 137): killed by "
+                    "SIGKILL (kill -9, or out of memory");
+}
+
 /* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
  * byte beyond ASCII (printf %q wrote $'...' for both, which the tasks'
  * /bin/sh read as '$' and backslashes: every task failed), sbatch's '%j'
@@ -508,6 +577,11 @@ WG_TEST(tiles_slurm_array_is_the_whole_world)
         CHECK(st == 0 && atoi(c.out) == 17, "array tasks' logs: %s", c.out);
         wg_cli_free(&c);
         tl_slurm_hostile_folder(dir);
+        char killed[600];
+        snprintf(killed, sizeof killed, "%s/killed", dir);
+        CHECK(mkdir(killed, 0755) == 0, "%s", killed);
+        tl_killed_tiles(killed, "--engine slurm --wait",
+                        "its task ended with no record; see ", "r0/r0c1 FAILED: ");
         unsetenv("WG_TILES_POLL");
         unsetenv("SLURM_CONF");
     }
@@ -1192,7 +1266,7 @@ WG_TEST(tiles_quiet_on_a_full_disk_says_why)
     else
         CHECK(st == 1 && strstr(c.err, "FAILED (status 1): worldgen: --") &&
                   strstr(c.err, ": No space left on device; see ") &&
-                  strstr(c.err, "with no record of why in ") && !strstr(c.err, "(0 failed)"),
+                  strstr(c.err, "with no record or not started") && !strstr(c.err, "(0 failed)"),
               "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
