@@ -567,6 +567,33 @@ WG_TEST(tiles_normals_and_albedo_are_the_whole_runs)
     wg_cli_free(&c);
 }
 
+/* A tiling that costs more than it saves is said before it runs: 40 in
+ * tiles of 20 with worldgen's default counts (30 steps at 40, a halo of
+ * 61, wider than the world) makes each tile compute the whole world, four
+ * times one run, which a run had said only in its report's figures.  Fixed
+ * small counts, and a run with nothing left to make, say nothing. */
+WG_TEST(tiles_costly_tiling_is_said)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-costly");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && '%s/scripts/tiles' -q --size 40 --tile 20 -j 2 --out d -- "
+                    "--mesh scalar >/dev/null && '%s/scripts/tiles' -q --size 40 --tile 20 -j 2 "
+                    "--out d -- --mesh scalar >/dev/null && echo again && '%s/scripts/tiles' -q "
+                    "--size 40 --tile 20 -j 2 --out f -- --ero 1 --hyd=2 --mesh scalar >/dev/null",
+                    dir, wg_srcdir(), wg_srcdir(), wg_srcdir());
+    CHECK(st == 0 && !strcmp(c.err, "scripts/tiles: warning: halo 61 (0 thermal passes + 2 x 30 "
+                             "hydraulic steps + 1, worldgen's defaults at this size): the tiles "
+                             "compute 4.0 times the cells they write, a tile up to 40x40: a larger "
+                             "--tile, or fixed and fewer --erosion passes and --hydraulic steps, "
+                             "cost less (--plan-only gives the costs)\n") &&
+              !strcmp(c.out, "again\n"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A Slurm run into a folder whose name sh and sbatch would read: a tab, a
  * byte beyond ASCII (printf %q wrote $'...' for both, which the tasks'
  * /bin/sh read as '$' and backslashes: every task failed), sbatch's '%j'
