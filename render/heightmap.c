@@ -1,6 +1,8 @@
 /* heightmap.c: the PFM, 16-bit PNG, R16 and GeoTIFF height map writers
  * (the water and sediment maps' too), the ENVI sidecars that let GDAL open
- * the raw ones, and the save that writes a map and its sidecar as one set.
+ * the raw ones, and the save that writes a map and its sidecar as one set;
+ * then the normal and albedo maps (PNG or GeoTIFF) and the world files
+ * that place their PNGs, saved the same way.
  *
  * PFM and R16 stream one row at a time through a row buffer, so writing a
  * huge world costs one row of memory, not a second copy of the field. */

@@ -1,5 +1,5 @@
-/* report.c: the timing table, the render and writers block, the JSON and
- * the histogram. */
+/* report.c: the timing table with its skip and agree lines, the render
+ * and writers block, the wall line, the histogram, and the JSON. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
-/* report.h: the reports a run prints: the timing table of the reference
- * chapter, its JSON, and the histogram. */
+/* report.h: the reports a run prints: the timing table with its skip and
+ * agree lines, the render and writers block, the wall line, the histogram,
+ * and all of them as one JSON object. */
 #ifndef WG_REPORT_H
 #define WG_REPORT_H
 
@@ -39,8 +40,9 @@ void wg_report_table(FILE *fp, const wg_world *w, wg_rect region,
 /* One 'skip' line per backend that is not available here. */
 void wg_report_skipped(FILE *fp, const wg_skipped *sk, int n);
 
-/* One 'agree' line per compared result: max |dh|, max |dn| over the three
- * normal components, and identical / within tolerance / DISAGREES. */
+/* One 'agree' line per compared result: max |dh|, max |dw|, max |dn| over
+ * the three normal components, and identical / within tolerance /
+ * DISAGREES. */
 void wg_report_agreement(FILE *fp, const wg_result *r, int n);
 
 /* The ten-bin height distribution, the range, the 15th, 50th and 85th
