@@ -17,7 +17,7 @@
 #include "backends/backend.h"
 #include "geotiff.h"
 #include "heightmap.h"
-#include "obj.h"
+#include "texture.h"
 #include "outfile.h"
 
 wg_hm_format wg_heightmap_format_named(const char *name)

@@ -19,7 +19,8 @@
  * thread. */
 #include <unistd.h>
 
-#include "obj.h"
+#include "render.h"
+#include "texture.h"
 
 /* Texture rows in a strip; thread t makes strips t, t + threads, ... */
 #define TEXTURE_STRIP 16u
