@@ -25,7 +25,7 @@ typedef struct wg_times {
  * floats each, row-major, cell (x, y) of the world at
  * [(y - r.y) * r.w + (x - r.x)].  A whole world has r = wg_rect_world(n),
  * so code that takes only whole worlds may index by n; a region run's
- * fields have r = the region (wg_fields_whole() tells them apart).
+ * fields have r = the region.
  * 'water' is the water depth over the ground and 'sediment' the height the
  * hydraulic stage laid down (positive) or carried away (negative). */
 typedef struct wg_fields {
@@ -38,12 +38,6 @@ typedef struct wg_fields {
 static inline size_t wg_fields_cells(const wg_fields *f)
 {
     return wg_rect_cells(f->r);
-}
-
-/* Whether the fields hold the whole world (n x n) rather than a region. */
-static inline int wg_fields_whole(const wg_fields *f)
-{
-    return wg_rect_equal(f->r, wg_rect_world(f->n));
 }
 
 /* Which GPU a GPU backend should use. */
