@@ -300,16 +300,24 @@ int wg_map_write_sidecar(FILE *fp, wg_hm_format f, wg_hm_values v,
     return 0;
 }
 
+/* Whether a file may be made beside the map at 'path' (a sidecar, a world
+ * file): not standard output or a descriptor by its name ("-",
+ * /dev/stdout, /dev/fd/N, /proc/...), nor an existing device, FIFO or
+ * socket, none of which has a folder of its own to put one in. */
+static int heightmap_has_folder(const char *path)
+{
+    if (wg_outfile_is_stdout(path) || strncmp(path, "/dev/fd/", 8) == 0 ||
+        strncmp(path, "/dev/std", 8) == 0 || strncmp(path, "/proc/", 6) == 0)
+        return 0;
+    struct stat st;
+    return !(stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+}
+
 const char *wg_heightmap_sidecar_of(const char *path, wg_hm_format f,
                                     char *buf, size_t len)
 {
     const char *suffix = wg_heightmap_sidecar_suffix(f);
-    if (!suffix || wg_outfile_is_stdout(path) ||
-        strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/dev/std", 8) == 0 ||
-        strncmp(path, "/proc/", 6) == 0)
-        return NULL;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    if (!suffix || !heightmap_has_folder(path))
         return NULL;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
@@ -392,11 +400,7 @@ uint16_t wg_normal_to_u16(float v)
 const char *wg_worldfile_of(const char *path, char *buf, size_t len)
 {
     if (wg_heightmap_format_of_path(path) != WG_HM_PNG ||
-        wg_outfile_is_stdout(path) || strncmp(path, "/dev/fd/", 8) == 0 ||
-        strncmp(path, "/dev/std", 8) == 0 || strncmp(path, "/proc/", 6) == 0)
-        return NULL;
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        !heightmap_has_folder(path))
         return NULL;
     const char *dot = strrchr(path, '.');
     size_t keep = (size_t)(dot - path) + 1;
