@@ -834,19 +834,27 @@ typedef struct map_output {
     const char *opt, *path;
     wg_hm_format f;
 } map_output;
-enum { MAP_OUTPUTS = 5, MAP_HEIGHT_LIKE = 3 };
+enum {
+    MAP_HEIGHT, MAP_WATER, MAP_SEDIMENT, /* one field each (height-like) */
+    MAP_NORMAL, MAP_ALBEDO,              /* three bands each */
+    MAP_OUTPUTS,
+    MAP_HEIGHT_LIKE = MAP_NORMAL
+};
 
 static void map_outputs(const settings *s, map_output m[MAP_OUTPUTS])
 {
-    m[0] = (map_output){"heightmap", s->heightmap, s->heightmap_format};
-    m[1] = (map_output){"watermap", s->watermap, s->watermap_format};
-    m[2] = (map_output){"sedimentmap", s->sedimentmap, s->sedimentmap_format};
-    m[3] = (map_output){"normalmap", s->normalmap,
-                        s->normalmap ? wg_heightmap_format_of_path(s->normalmap)
+    m[MAP_HEIGHT] = (map_output){"heightmap", s->heightmap,
+                                 s->heightmap_format};
+    m[MAP_WATER] = (map_output){"watermap", s->watermap, s->watermap_format};
+    m[MAP_SEDIMENT] = (map_output){"sedimentmap", s->sedimentmap,
+                                   s->sedimentmap_format};
+    m[MAP_NORMAL] = (map_output){"normalmap", s->normalmap,
+                                 s->normalmap
+                                     ? wg_heightmap_format_of_path(s->normalmap)
                                      : WG_HM_NONE};
-    m[4] = (map_output){"albedo", s->albedo,
-                        s->albedo ? wg_heightmap_format_of_path(s->albedo)
-                                  : WG_HM_NONE};
+    m[MAP_ALBEDO] = (map_output){"albedo", s->albedo,
+                                 s->albedo ? wg_heightmap_format_of_path(s->albedo)
+                                           : WG_HM_NONE};
 }
 
 static void warn_idle_options(const settings *s)
@@ -1716,38 +1724,59 @@ static int write_picture(const settings *s, const wg_fields *f,
     return 0;
 }
 
-/* The maps' provenance: the Software entry and the options that make the
- * world again (describe()), in params[len]. */
-static void map_provenance(const settings *s, char *params, size_t len,
-                           wg_png_text text[2])
-{
-    describe(s, params, len);
-    text[0] = (wg_png_text){"Software", "worldgen " WG_VERSION};
-    text[1] = (wg_png_text){"worldgen", params};
-}
-
-/* Write one N x N field as a map (--heightmap, --watermap, --sedimentmap:
- * the last with signed values, render/heightmap.h); *seconds gets the
- * time it took.  Returns 0, or 1 after a message. */
-static int write_map(const settings *s, const char *opt, const char *path,
-                     wg_hm_format format, const float *field,
-                     const wg_fields *f, double *seconds)
+/* Write the maps asked for (--heightmap, --watermap, --sedimentmap: one
+ * field each, the last with signed values, render/heightmap.h;
+ * --normalmap, --albedo: three bands of the fields' window), each with
+ * the options that make the world again (describe()) and its time in
+ * 'rep'.  Returns 0, or 1 after a message. */
+static int write_maps(const settings *s, const wg_fields *f,
+                      wg_render_report *rep)
 {
     char err[WG_ERR_LEN], params[256];
-    wg_png_text text[2];
-    map_provenance(s, params, sizeof params, text);
-    double t0 = wg_now();
-    const int sediment = opt[0] == 's';
-    progress_say(opt[0] == 'h' ? "writing the height map"
-                 : sediment    ? "writing the sediment map"
-                               : "writing the water map", -1);
-    if (wg_map_save(path, format, sediment ? WG_HM_SIGNED : WG_HM_HEIGHTS,
-                    field, f->n, f->r, text, 2, err) != 0) {
-        progress_clear();
-        say_cannot_write(opt, path, err);
-        return 1;
+    describe(s, params, sizeof params);
+    const wg_png_text text[2] = {
+        {"Software", "worldgen " WG_VERSION},
+        {"worldgen", params},
+    };
+    map_output m[MAP_OUTPUTS];
+    map_outputs(s, m);
+    const struct {
+        const char *what;    /* the progress line's */
+        const float *field;  /* the height-like maps' */
+        wg_hm_values values; /* their samples' mapping */
+        double *seconds;
+    } maps[MAP_OUTPUTS] = {
+        [MAP_HEIGHT] = {"writing the height map", f->height,
+                        WG_HM_HEIGHTS, &rep->heightmap},
+        [MAP_WATER] = {"writing the water map", f->water, WG_HM_HEIGHTS,
+                       &rep->watermap},
+        [MAP_SEDIMENT] = {"writing the sediment map", f->sediment,
+                          WG_HM_SIGNED, &rep->sedimentmap},
+        [MAP_NORMAL] = {"writing the normal map", NULL, WG_HM_HEIGHTS,
+                        &rep->normalmap},
+        [MAP_ALBEDO] = {"writing the colour map", NULL, WG_HM_HEIGHTS,
+                        &rep->albedo},
+    };
+    for (int i = 0; i < MAP_OUTPUTS; i++) {
+        if (!m[i].path)
+            continue;
+        double t0 = wg_now();
+        progress_say(maps[i].what, -1);
+        int rc = i < MAP_HEIGHT_LIKE
+                     ? wg_map_save(m[i].path, m[i].f, maps[i].values,
+                                   maps[i].field, f->n, f->r, text, 2, err)
+                 : i == MAP_NORMAL
+                     ? wg_normalmap_save(m[i].path, m[i].f, f, text, 2, err)
+                     : wg_albedomap_save(m[i].path, m[i].f, f, s->world.sea,
+                                         (uint32_t)cpu_threads(s), text, 2,
+                                         err);
+        if (rc != 0) {
+            progress_clear();
+            say_cannot_write(m[i].opt, m[i].path, err);
+            return 1;
+        }
+        *maps[i].seconds = wg_now() - t0;
     }
-    *seconds = wg_now() - t0;
     return 0;
 }
 
@@ -1771,33 +1800,6 @@ static int *auto_nskipped;
 static void auto_skip(const wg_backend *b, const char *why)
 {
     add_skip(auto_skipped, auto_nskipped, b, why);
-}
-
-/* Write the normals (--normalmap) or the ground's colour (--albedo) as a
- * three-band map of the fields' window; *seconds gets the time it took.
- * Returns 0, or 1 after a message. */
-static int write_rgb_map(const settings *s, const char *opt,
-                         const wg_fields *f, double *seconds)
-{
-    char err[WG_ERR_LEN], params[256];
-    wg_png_text text[2];
-    map_provenance(s, params, sizeof params, text);
-    const char *path = opt[0] == 'n' ? s->normalmap : s->albedo;
-    wg_hm_format format = wg_heightmap_format_of_path(path);
-    double t0 = wg_now();
-    progress_say(opt[0] == 'n' ? "writing the normal map"
-                               : "writing the colour map", -1);
-    int rc = opt[0] == 'n'
-                 ? wg_normalmap_save(path, format, f, text, 2, err)
-                 : wg_albedomap_save(path, format, f, s->world.sea,
-                                     (uint32_t)cpu_threads(s), text, 2, err);
-    if (rc != 0) {
-        progress_clear();
-        say_cannot_write(opt, path, err);
-        return 1;
-    }
-    *seconds = wg_now() - t0;
-    return 0;
 }
 
 /* Which backends this run uses, in the order they run (the registry's:
@@ -2070,21 +2072,7 @@ static int run(const settings *s, int argc, char **argv)
     /* Every file is put in place at the end, together: a run that fails
      * part way (its last output, a signal) replaces none of them. */
     wg_outfile_hold();
-    if (s->heightmap &&
-        write_map(s, "heightmap", s->heightmap, s->heightmap_format,
-                  f->height, f, &rep.heightmap) != 0)
-        goto out;
-    if (s->watermap &&
-        write_map(s, "watermap", s->watermap, s->watermap_format, f->water,
-                  f, &rep.watermap) != 0)
-        goto out;
-    if (s->sedimentmap &&
-        write_map(s, "sedimentmap", s->sedimentmap, s->sedimentmap_format,
-                  f->sediment, f, &rep.sedimentmap) != 0)
-        goto out;
-    if (s->normalmap && write_rgb_map(s, "normalmap", f, &rep.normalmap))
-        goto out;
-    if (s->albedo && write_rgb_map(s, "albedo", f, &rep.albedo))
+    if (write_maps(s, f, &rep) != 0)
         goto out;
     /* The picture last: the other outputs do not wait for it. */
     if ((s->out || s->obj || s->gltf) &&
