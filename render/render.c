@@ -713,6 +713,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
               wg_image *img, wg_render_stats *rs, char *err)
 {
     double t0 = wg_now();
+    int rc = -1;
     /* The peak is counted from what this thread held before. */
     size_t before = render_held;
     render_mark = before;
@@ -738,7 +739,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
         ok = (j.keys[t] = wg_render_alloc(render_keys_bytes(o))) != NULL;
     if (!ok) {
         wg_fail(err, "out of memory for a %ux%u picture", o->width, o->height);
-        goto err;
+        goto done;
     }
 
     wg_eye eye;
@@ -761,7 +762,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     j.pal = &pal;
     if (!j.map && wg_plan_alloc(&plan, f->n) != 0) {
         wg_fail(err, "out of memory for the rasteriser");
-        goto err;
+        goto done;
     }
     /* Then the shadows' sweep (one thread: it walks the grid line by
      * line), the plan and the shader's sky grid at once. */
@@ -773,7 +774,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
         !(shader = prep.shader = wg_shader_new(&pal, &eye, f, &blk, lit, o->aa,
                                                o->width, o->height))) {
         wg_fail(err, "out of memory for the shading");
-        goto err;
+        goto done;
     }
     wg_srgb8(0.0f); /* fill its table before any thread reads it */
     j.plan = &plan;
@@ -784,7 +785,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     double t3 = wg_now();
     if (prep.failed) {
         wg_fail(err, "out of memory for the shading");
-        goto err;
+        goto done;
     }
     rs->camera_y = eye.pos[1];
     if (!j.map)
@@ -803,15 +804,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     rs->triangles = j.map ? 0 : wg_block_triangles(f->n) + 2 * prep.wet;
     rs->threads = j.parts;
     rs->memory = (double)(render_mark - before) + (double)pixels;
-    for (uint32_t t = 0; t < j.parts; t++)
-        wg_render_free(j.keys[t]);
-    wg_shader_free(shader);
-    wg_plan_free(&plan);
-    wg_render_free(lit);
-    wg_render_free(top);
-    wg_render_free(level);
-    return 0;
-err:
+    rc = 0;
+done:
     for (uint32_t t = 0; t < WG_THREADS_MAX; t++)
         wg_render_free(j.keys[t]);
     wg_shader_free(shader);
@@ -819,8 +813,9 @@ err:
     wg_render_free(lit);
     wg_render_free(top);
     wg_render_free(level);
-    wg_image_free(img);
-    return -1;
+    if (rc != 0)
+        wg_image_free(img); /* the picture is the caller's only when made */
+    return rc;
 }
 
 /* The shortest %g that reads back as the same float. */
