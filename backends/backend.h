@@ -155,7 +155,8 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
 /* The seconds the scalar backend is expected to take for 'job' (the cells
  * of wg_job_rect()), from its measured costs per cell on the 2-core CI
  * machine: for --mesh auto, which must not pick a parallel backend where
- * waking it costs more than the work. */
+ * waking it costs more than the work.  In scalar.c, beside the backend it
+ * models. */
 double wg_scalar_seconds(const wg_job *job);
 
 /* The window a job reads back: its region, or the whole world. */

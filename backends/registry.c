@@ -55,17 +55,6 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
     return best;
 }
 
-double wg_scalar_seconds(const wg_job *job)
-{
-    /* Nanoseconds a cell: 3 an octave, 3 a thermal pass, 40 a hydraulic
-     * step at small sizes (where the rows are too short to vectorise
-     * well), 2 for the normals; scripts/bench.sh -b scalar -t measures
-     * them. */
-    const wg_world *w = &job->world;
-    return (double)wg_rect_cells(wg_job_rect(job)) *
-           (3.0 * w->octaves + 3.0 * w->passes + 40.0 * w->steps + 2.0) * 1e-9;
-}
-
 wg_rect wg_job_window(const wg_job *job)
 {
     return job->region.w ? job->region : wg_rect_world(job->world.size);

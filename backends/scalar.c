@@ -393,6 +393,17 @@ static int scalar_probe(const wg_job *job, char *err)
     return 0; /* plain C runs anywhere */
 }
 
+double wg_scalar_seconds(const wg_job *job)
+{
+    /* Nanoseconds a cell: 3 an octave, 3 a thermal pass, 40 a hydraulic
+     * step at small sizes (where the rows are too short to vectorise
+     * well), 2 for the normals; scripts/bench.sh -b scalar -t measures
+     * them. */
+    const wg_world *w = &job->world;
+    return (double)wg_rect_cells(wg_job_rect(job)) *
+           (3.0 * w->octaves + 3.0 * w->passes + 40.0 * w->steps + 2.0) * 1e-9;
+}
+
 static int scalar_rank(const wg_job *job)
 {
     (void)job;
