@@ -191,9 +191,8 @@ $(B)/render/render.o: CFLAGS += -O3 -fno-trapping-math
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)
 
-$(B)/backends/openmp.o: backends/openmp.c Makefile $(B)/flags | $(SPV_INC)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(FIELD_CFLAGS) $(OPENMP) -c -o $@ $<
+# The openmp backend, the one file built with OpenMP (see OPENMP above).
+$(B)/backends/openmp.o: FIELD_CFLAGS += $(OPENMP)
 
 # Shaders: GLSL compiled to SPIR-V, as a C initializer list that vulkan.c
 # includes, so the binary runs from any directory.
