@@ -4,10 +4,11 @@
  * world.  Every field on the device covers the rectangle R = wg_job_rect()
  * (the world, or a region and its halo), which the shaders treat as a
  * world of its own size (the terrain alone places it in the world: the
- * params' ox, oy); the readback takes the window out of it.  The Vulkan plumbing that knows nothing of the stages (instance,
- * device choice, buffers, views, set layouts, pipelines, barriers) is in
- * vulkan_device.c; this file has the stages: their fields, bindings,
- * specialisation constants and recording.
+ * params' ox, oy); the readback takes the window out of it.  The Vulkan
+ * plumbing that knows nothing of the stages (instance, device choice,
+ * buffers, views, set layouts, pipelines, barriers) is in vulkan_device.c;
+ * this file has the stages: their fields, bindings, specialisation
+ * constants and recording.
  *
  * Assumptions: a Vulkan 1.1 loader and device with a compute queue; the
  * shaders receive every inexact constant from the host (wg_consts), and mark

@@ -97,9 +97,9 @@ void wg_outfile_abort_held(void);
 /* Could 'path' be written: its folder there and taking files, the name
  * not a directory, not another user's file in a sticky folder, not an
  * immutable or append-only file?  Tried by making and removing a
- * temporary beside it, so a run fails before its work, not after.  Descriptors, devices and
- * FIFOs are not opened (they are when written).  Returns 0, or -1 with
- * the reason in err, as wg_outfile_open. */
+ * temporary beside it, so a run fails before its work, not after.
+ * Descriptors, devices and FIFOs are not opened (they are when written).
+ * Returns 0, or -1 with the reason in err, as wg_outfile_open. */
 int wg_outfile_probe(const char *path, char *err);
 
 /* Give up: close and remove the temporary.  No operation is performed if
