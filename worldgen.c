@@ -1792,14 +1792,17 @@ static void add_skip(wg_skipped *sk, int *nsk, const wg_backend *b,
     snprintf(sk[(*nsk)++].why, WG_ERR_LEN, "%s", why);
 }
 
-/* Where wg_backend_fastest reports the backends --mesh auto could have
- * chosen but are not available (its callback takes no context). */
-static wg_skipped *auto_skipped;
-static int *auto_nskipped;
+/* The skipped list sk[*n], for wg_backend_fastest to report the backends
+ * --mesh auto could have chosen but are not available (auto_skip). */
+typedef struct skip_list {
+    wg_skipped *sk;
+    int *n;
+} skip_list;
 
-static void auto_skip(const wg_backend *b, const char *why)
+static void auto_skip(void *ctx, const wg_backend *b, const char *why)
 {
-    add_skip(auto_skipped, auto_nskipped, b, why);
+    const skip_list *l = ctx;
+    add_skip(l->sk, l->n, b, why);
 }
 
 /* Which backends this run uses, in the order they run (the registry's:
@@ -1818,9 +1821,8 @@ static int choose_backends(const settings *s, const wg_job *job,
     if (s->mesh_auto) {
         /* The fastest available, running nothing to find it; a backend
          * that could have won but is not available here is reported. */
-        auto_skipped = sk;
-        auto_nskipped = nsk;
-        const wg_backend *b = wg_backend_fastest(job, auto_skip);
+        skip_list skips = {sk, nsk};
+        const wg_backend *b = wg_backend_fastest(job, auto_skip, &skips);
         for (size_t i = 0; wg_backends[i]; i++)
             if (wg_backends[i] == b)
                 want |= 1u << i;

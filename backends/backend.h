@@ -147,10 +147,12 @@ const wg_backend *wg_backend_find(const char *name);
 /* The available backend that expects to run 'job' fastest (the highest
  * rank), or NULL when none is available; it runs nothing.  Each backend that
  * is not available here has its reason reported through 'skipped' (which
- * may be NULL). */
+ * may be NULL), called with 'ctx'. */
 const wg_backend *wg_backend_fastest(const wg_job *job,
-                                     void (*skipped)(const wg_backend *b,
-                                                     const char *why));
+                                     void (*skipped)(void *ctx,
+                                                     const wg_backend *b,
+                                                     const char *why),
+                                     void *ctx);
 
 /* The seconds the scalar backend is expected to take for 'job' (the cells
  * of wg_job_rect()), from its measured costs per cell on the 2-core CI

@@ -33,8 +33,10 @@ const wg_backend *wg_backend_find(const char *name)
 }
 
 const wg_backend *wg_backend_fastest(const wg_job *job,
-                                     void (*skipped)(const wg_backend *b,
-                                                     const char *why))
+                                     void (*skipped)(void *ctx,
+                                                     const wg_backend *b,
+                                                     const char *why),
+                                     void *ctx)
 {
     const wg_backend *best = NULL;
     int best_rank = 0;
@@ -46,7 +48,7 @@ const wg_backend *wg_backend_fastest(const wg_job *job,
             continue; /* it cannot win: no need to probe it */
         if (b->probe(job, err) != 0) {
             if (skipped)
-                skipped(b, err);
+                skipped(ctx, b, err);
             continue;
         }
         best = b;
