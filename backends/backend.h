@@ -175,13 +175,9 @@ wg_rect wg_job_rect(const wg_job *job);
  * halo) of a 1048577x1048577 world", for backends' messages. */
 void wg_job_describe(const wg_job *job, char *buf, size_t len);
 
-/* Whether the job's region is inside its world (or the whole world).
- * Returns 0, or -1 with the reason in err. */
-int wg_job_check(const wg_job *job, char *err);
-
 /* Run every stage of 'b' on 'job' and read the fields back into 'out'.
- * Returns 0, or -1 with the reason in err; on failure 'out' holds nothing
- * to free.  The device description, if any, is copied to dev[dev_len]. */
+ * Returns 0, or -1 with the reason in err (a region not inside the world
+ * among them); on failure 'out' holds nothing to free.  The device description, if any, is copied to dev[dev_len]. */
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
                    wg_times *t, char *dev, size_t dev_len, char *err);
 

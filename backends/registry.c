@@ -80,7 +80,9 @@ void wg_job_describe(const wg_job *job, char *buf, size_t len)
                  "of a %ux%u world", r.w, r.h, win.w, win.h, n, n);
 }
 
-int wg_job_check(const wg_job *job, char *err)
+/* Whether the job's region is inside its world (or the whole world), as
+ * every backend assumes.  Returns 0, or -1 with the reason in err. */
+static int registry_job_check(const wg_job *job, char *err)
 {
     const wg_rect r = job->region;
     const uint64_t n = job->world.size;
@@ -101,7 +103,7 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
     if (dev_len)
         dev[0] = '\0';
 
-    if (wg_job_check(job, err) != 0)
+    if (registry_job_check(job, err) != 0)
         return -1;
     double t0 = wg_now();
     void *ctx = b->open(job, t, err);
