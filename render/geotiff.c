@@ -29,19 +29,27 @@
 #define GEOTIFF_BIG_AT 0xF0000000u
 #endif
 
+/* The world's side in world units, centred on 0: -3 .. 3. */
+#define GEOTIFF_SIDE ((double)WG_WORLD_UNITS)
+
 double wg_geo_easting(uint32_t x, uint32_t n)
 {
-    return -3.0 + 6.0 * (double)x / (double)(n - 1);
+    return -GEOTIFF_SIDE / 2 + GEOTIFF_SIDE * (double)x / (double)(n - 1);
 }
 
 double wg_geo_northing(uint32_t y, uint32_t n)
 {
-    return 3.0 - 6.0 * (double)y / (double)(n - 1);
+    return GEOTIFF_SIDE / 2 - GEOTIFF_SIDE * (double)y / (double)(n - 1);
+}
+
+double wg_geo_spacing(uint32_t n)
+{
+    return GEOTIFF_SIDE / (double)(n - 1);
 }
 
 void wg_geo_transform(uint32_t n, wg_rect r, double gt[6])
 {
-    double s = 6.0 / (double)(n - 1);
+    double s = wg_geo_spacing(n);
     /* As GDAL derives it from a PixelIsPoint tie point and scale, so that
      * the VRT's numbers are the ones GDAL reads from the tiles. */
     gt[0] = wg_geo_easting(r.x, n) - 0.5 * s;
@@ -615,7 +623,7 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
     if (ok) {
         /* The georeferencing (geotiff.h): the window's first vertex is the
          * tie point, S the pixel scale, in a local CRS in metres. */
-        double s = 6.0 / (double)(n - 1);
+        double s = wg_geo_spacing(n);
         double scale[3] = {s, s, 0.0};
         double tie[6] = {0.0, 0.0, 0.0, wg_geo_easting(r.x, n),
                          wg_geo_northing(r.y, n), 0.0};

@@ -38,6 +38,11 @@ int wg_geotiff_available(void);
 double wg_geo_easting(uint32_t x, uint32_t n);
 double wg_geo_northing(uint32_t y, uint32_t n);
 
+/* S, the distance between neighbouring vertices of an N-sided world (N >=
+ * 2): the world's 6 units (WG_WORLD_UNITS) over its N - 1 cells; a pixel's
+ * size in every georeferenced map. */
+double wg_geo_spacing(uint32_t n);
+
 /* GDAL's geotransform of window r of an N-sided world (N >= 2): gt[0],
  * gt[3] the outer corner of its first cell (half a cell north-west of its
  * first vertex), gt[1] = S, gt[5] = -S, no rotation. */

@@ -273,7 +273,7 @@ int wg_map_write_sidecar(FILE *fp, wg_hm_format f, wg_hm_values v,
         fprintf(fp, "description = {%s}\n", desc);
         free(desc);
     }
-    double s = 6.0 / (double)(n - 1);
+    double s = wg_geo_spacing(n);
     /* ENVI's reference pixel (1.5, 1.5) is the first sample's centre: the
      * vertex geotiff.h places.  PFM's first row is the window's last, so
      * its northing is that row's and the rows go north (a negative y
@@ -417,7 +417,7 @@ int wg_worldfile_write(FILE *fp, uint32_t n, wg_rect r, char *err)
     if (heightmap_window_ok(n, r, err) != 0)
         return -1;
     errno = 0;
-    double s = 6.0 / (double)(n - 1);
+    double s = wg_geo_spacing(n);
     fprintf(fp, "%.17g\n0\n0\n%.17g\n%.17g\n%.17g\n", s, -s,
             wg_geo_easting(r.x, n), wg_geo_northing(r.y, n));
     if (ferror(fp))
