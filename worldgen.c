@@ -308,7 +308,6 @@ static void usage(FILE *fp)
 "See worldgen(1) for the formats and examples.\n");
 }
 
-/* Print a usage error naming the option and the value; returns EXIT_USAGE. */
 /* Print "worldgen: " and the message made from fmt, then a newline, to
  * standard error.  Messages quote values and paths as given: a control
  * character in one (an escape sequence, a newline, a carriage return) is
@@ -824,8 +823,6 @@ static int bad_option(const char *arg, int opt)
     return usage_error("unknown option '%s'", arg);
 }
 
-/* Warn about options given that will change nothing in this run, so a
- * user does not wonder why they had no effect. */
 /* The maps a run writes: each one's option, path (NULL: not asked for)
  * and format.  The height, water and sediment maps' formats are settled
  * by parse_args (--heightmap-format, else the extension); the normal
@@ -857,6 +854,8 @@ static void map_outputs(const settings *s, map_output m[MAP_OUTPUTS])
                                            : WG_HM_NONE};
 }
 
+/* Warn about options given that will change nothing in this run, so a
+ * user does not wonder why they had no effect. */
 static void warn_idle_options(const settings *s)
 {
     static const int camera[] = {OPT_WIDTH, OPT_HEIGHT, OPT_AA, OPT_AZIMUTH,
@@ -960,8 +959,6 @@ static void warn_idle_options(const settings *s)
             "name as the JSON form" : "");
 }
 
-/* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
- * now (0 after --help or --version). */
 /* --help, --version or --list-devices: they act once every option has
  * been read and checked, alone and with the others (a bad value anywhere
  * on the line is still a usage error, exit 2), so that 'worldgen OPTIONS
@@ -1004,6 +1001,8 @@ static float fitted_distance(const wg_render_opts *o)
                               : dflt;
 }
 
+/* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
+ * now (0 after --help or --version). */
 static int parse_args(int argc, char **argv, settings *s)
 {
     *s = defaults;
@@ -1268,10 +1267,6 @@ static int parse_args(int argc, char **argv, settings *s)
                                "--heightmap-format)", maps[i].opt,
                                maps[i].path);
     }
-    /* A picture nobody asked for is not made when the run makes other
-     * outputs: a pipeline's data on standard output, --json for CI, a
-     * height map.  world.png is the default of a run that asks for
-     * nothing else. */
     /* The picture and the meshes show the whole world: a region run (a
      * tile) writes its maps and its JSON. */
     const char *whole = s->out_given ? "--out" : s->obj ? "--obj"
@@ -1298,6 +1293,10 @@ static int parse_args(int argc, char **argv, settings *s)
                                ".tif%s)", pngs[i].opt, pngs[i].path, mw, mh,
                                WG_PNG_MAX, WG_PNG_MAX,
                                i < MAP_HEIGHT_LIKE ? ", .pfm or .r16" : "");
+    /* A picture nobody asked for is not made when the run makes other
+     * outputs: a pipeline's data on standard output, --json for CI, a
+     * height map.  world.png is the default of a run that asks for
+     * nothing else. */
     if (!s->out_given && !s->show &&
         (s->heightmap || s->watermap || s->sedimentmap || s->json || s->obj ||
          s->gltf || s->normalmap || s->albedo || s->region.w))
@@ -1597,9 +1596,6 @@ static void progress_clear(void)
     progress_line.shown = 0;
 }
 
-/* Render the picture and write it (--out), then the OBJ (--obj) and the
- * glTF (--gltf), filling in what they measured.  The picture stays in
- * 'img' for --show.  Returns 0, or 1 after a message. */
 /* "--OPT: cannot write 'PATH': WHY", a long PATH shortened in the middle
  * (wg_outfile_shown). */
 static void say_cannot_write(const char *opt, const char *path,
@@ -1637,6 +1633,9 @@ static int show_moved(const wg_render_opts *a, const wg_render_opts *b)
            a->sun_elevation != b->sun_elevation;
 }
 
+/* Render the picture and write it (--out), then the OBJ (--obj) and the
+ * glTF (--gltf), filling in what they measured.  The picture stays in
+ * 'img' for --show.  Returns 0, or 1 after a message. */
 static int write_picture(const settings *s, const wg_fields *f,
                          wg_render_report *rep, wg_image *img)
 {
@@ -2087,7 +2086,6 @@ static int run(const settings *s, int argc, char **argv)
         fputc('\n', tables);
         wg_report_render(tables, &rep);
     }
-    /* The JSON after every other step, so it carries all their times. */
     /* What openmp and the renderer take: under taskset or a cpuset (a
      * Slurm job) the CPUs allowed, not the cores online (2 had been
      * reported where openmp ran 1 thread). */
@@ -2102,6 +2100,7 @@ static int run(const settings *s, int argc, char **argv)
     };
     if (!s->quiet)
         wg_report_wall(tables, jr.wall);
+    /* The JSON after every other step, so it carries all their times. */
     if (s->json && write_json(s, &jr) != 0)
         goto out;
     /* Test hook: WORLDGEN_FAULT=kill dies here of SIGKILL, which no
