@@ -1958,6 +1958,137 @@ static int probe_outputs(const settings *s)
  * close_stdout to say: stdio keeps no reason with the stream's error. */
 static int tables_errno;
 
+/* Where the tables go: standard output, unless an output is written
+ * there (--heightmap -, --json -, --out -): then standard error. */
+static FILE *tables_stream(const settings *s)
+{
+    const char *outs[] = {s->heightmap, s->watermap, s->sedimentmap, s->json,
+                          s->out, s->gltf};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
+        if (outs[i] && wg_outfile_is_stdout(outs[i]))
+            return stderr;
+    return stdout;
+}
+
+/* Run the chosen backends on the job in turn, each into res[i] (which
+ * the caller frees, also after a failure).  Scalar, when chosen, runs
+ * first and is the reference (*ref): every backend after it is compared
+ * with it as soon as it is done and its own fields freed, so --mesh all
+ * holds two worlds at a time, not one per backend.  Returns 0, or 1
+ * after a message. */
+static int run_backends(const settings *s, const wg_job *job,
+                        const wg_backend *const *chosen, int n,
+                        wg_result *res, const wg_result **ref)
+{
+    char err[WG_ERR_LEN];
+    *ref = NULL;
+    for (int i = 0; i < n; i++) {
+        wg_result *r = &res[i];
+        r->backend = chosen[i];
+        progress_line.who = r->backend->name;
+        if (wg_backend_run(r->backend, job, &r->fields, &r->t, r->device,
+                           sizeof r->device, err) != 0) {
+            progress_clear();
+            /* Named as the user chose it: '--mesh openmp' only when they
+             * wrote it. */
+            if (strcmp(s->mesh, r->backend->name) == 0)
+                say("--mesh %s: %s", r->backend->name, err);
+            else
+                say("the %s backend (of --mesh %s): %s", r->backend->name,
+                    s->mesh, err);
+            return 1;
+        }
+        inject_fault(r);
+        if (r->backend == &wg_backend_scalar) {
+            *ref = r;
+        } else if (*ref) {
+            r->compared = 1;
+            r->agree = wg_agree(&(*ref)->fields, &r->fields, r->backend);
+            wg_fields_free(&r->fields);
+        }
+    }
+    progress_line.who = NULL;
+    progress_clear();
+    return 0;
+}
+
+/* The render block before any step has run: the picture's size and the
+ * files asked for, every time -1 (not run) until its step fills it in. */
+static wg_render_report render_report_start(const settings *s)
+{
+    return (wg_render_report){
+        .width = s->render.width, .height = s->render.height,
+        .aa = s->render.aa, .map = s->render.view == WG_VIEW_MAP,
+        .raster = -1, .shade = -1,
+        .png = -1, .png_path = s->out,
+        .obj = -1, .obj_path = s->obj,
+        .gltf = -1, .gltf_path = s->gltf,
+        .heightmap = -1, .heightmap_path = s->heightmap,
+        .watermap = -1, .watermap_path = s->watermap,
+        .sedimentmap = -1, .sedimentmap_path = s->sedimentmap,
+        .normalmap = -1, .normalmap_path = s->normalmap,
+        .albedo = -1, .albedo_path = s->albedo,
+    };
+}
+
+/* --check's verdict: say which backends disagree with scalar, by how
+ * much, each on a line of its own with the first cell and field that
+ * break the tolerances (the largest differences alone had left a CI log
+ * with nowhere to look).  Returns 0 when none does, else EXIT_DISAGREE. */
+static int check_agreement(const wg_result *res, int n)
+{
+    int status = 0;
+    for (int i = 0; i < n; i++)
+        if (res[i].compared && !res[i].agree.ok) {
+            const wg_agreement *a = &res[i].agree;
+            char where[160] = "";
+            if (a->bad_field)
+                snprintf(where, sizeof where, "; first at x %" PRIu32
+                         ", y %" PRIu32 ": %s %.9g, scalar's %.9g", a->bad_x,
+                         a->bad_y, a->bad_field, (double)a->bad_value,
+                         (double)a->bad_ref);
+            say("--check: %s disagrees with scalar: "
+                "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
+                "dh 0, dw 0, dn %.0e)%s", res[i].backend->name,
+                a->max_dh, a->max_dw, a->max_dn,
+                res[i].backend->normal_tolerance, where);
+            status = EXIT_DISAGREE;
+        }
+    return status;
+}
+
+/* --show: the picture, already written, in a window until it is closed
+ * (the tables printed first), whose view the user may move: the window
+ * draws the world f again (show_render), and the options of the view it
+ * was left at are said.  Returns 0, or 1 after a message. */
+static int show_picture(const settings *s, const wg_fields *f,
+                        const wg_image *img, FILE *tables)
+{
+    char title[128], err[WG_ERR_LEN];
+    snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
+             "x%" PRIu32 " grid", s->world.seed, s->world.size,
+             s->world.size);
+    fflush(tables);
+    show_scene sc = {.f = f, .s = s};
+    wg_window_scene scene = {.render = show_render, .ctx = &sc,
+                             .opts = s->render};
+    wg_render_opts last;
+    int shown = wg_window_show(img, title, &scene, s->show_timeout, &last,
+                               err);
+    /* Said even when the window failed, after the user moved it. */
+    if (show_moved(&last, &s->render)) {
+        char view[512];
+        wg_render_describe(&last, view, sizeof view);
+        say("--show: the window's last view: %s", view);
+    }
+    if (shown != 0) {
+        say("--show: %s; the picture is in %s",
+            err, wg_outfile_is_stdout(s->out) ? "standard output" : s->out);
+        return 1;
+    }
+    return 0;
+}
+
 /* Make the world, report, write.  Returns the exit status. */
 static int run(const settings *s, int argc, char **argv)
 {
@@ -1970,12 +2101,7 @@ static int run(const settings *s, int argc, char **argv)
     float *lattice = NULL;
     const wg_result *ref = NULL;
     wg_image img = {0};
-    const char *outs[] = {s->heightmap, s->watermap, s->sedimentmap, s->json,
-                          s->out, s->gltf};
-    int to_stdout = 0;
-    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
-        to_stdout |= outs[i] && wg_outfile_is_stdout(outs[i]);
-    FILE *tables = to_stdout ? stderr : stdout;
+    FILE *tables = tables_stream(s);
     memset(res, 0, sizeof res);
 
     wg_job job = {.world = s->world, .threads = s->threads,
@@ -2011,35 +2137,8 @@ static int run(const settings *s, int argc, char **argv)
 
     progress_line.on = !s->quiet && isatty(STDERR_FILENO);
     progress_line.start = start;
-    for (int i = 0; i < n; i++) {
-        wg_result *r = &res[i];
-        r->backend = chosen[i];
-        progress_line.who = r->backend->name;
-        if (wg_backend_run(r->backend, &job, &r->fields, &r->t, r->device,
-                           sizeof r->device, err) != 0) {
-            progress_clear();
-            /* Named as the user chose it: '--mesh openmp' only when they
-             * wrote it. */
-            if (strcmp(s->mesh, r->backend->name) == 0)
-                say("--mesh %s: %s", r->backend->name, err);
-            else
-                say("the %s backend (of --mesh %s): %s", r->backend->name,
-                    s->mesh, err);
-            goto out;
-        }
-        inject_fault(r);
-        if (r->backend == &wg_backend_scalar) {
-            ref = r;
-        } else if (ref) {
-            /* Compare now and keep only the reference's fields, so --mesh
-             * all holds two worlds at a time, not one per backend. */
-            r->compared = 1;
-            r->agree = wg_agree(&ref->fields, &r->fields, r->backend);
-            wg_fields_free(&r->fields);
-        }
-    }
-    progress_line.who = NULL;
-    progress_clear();
+    if (run_backends(s, &job, chosen, n, res, &ref) != 0)
+        goto out;
     if (!s->quiet) {
         wg_report_skipped(tables, skipped, nsk);
         wg_report_table(tables, &s->world, s->region, res, n, ref);
@@ -2061,15 +2160,7 @@ static int run(const settings *s, int argc, char **argv)
             fputc('\n', tables);
         wg_report_histogram(tables, &st, &ws);
     }
-    wg_render_report rep = {
-        .width = s->render.width, .height = s->render.height,
-        .aa = s->render.aa, .map = s->render.view == WG_VIEW_MAP,
-        .raster = -1, .shade = -1, .png = -1, .obj = -1, .gltf = -1, .heightmap = -1, .watermap = -1, .sedimentmap = -1, .png_path = s->out,
-        .obj_path = s->obj, .gltf_path = s->gltf,
-        .heightmap_path = s->heightmap, .normalmap = -1, .albedo = -1,
-        .normalmap_path = s->normalmap, .albedo_path = s->albedo,
-        .watermap_path = s->watermap, .sedimentmap_path = s->sedimentmap,
-    };
+    wg_render_report rep = render_report_start(s);
     /* Every file is put in place at the end, together: a run that fails
      * part way (its last output, a signal) replaces none of them. */
     wg_outfile_hold();
@@ -2123,52 +2214,9 @@ static int run(const settings *s, int argc, char **argv)
             err);
         goto out;
     }
-    if (s->show) {
-        char title[128];
-        snprintf(title, sizeof title, "worldgen: seed %" PRIu64 ", %" PRIu32
-                 "x%" PRIu32 " grid", s->world.seed, s->world.size,
-                 s->world.size);
-        fflush(tables);
-        show_scene sc = {.f = f, .s = s};
-        wg_window_scene scene = {.render = show_render, .ctx = &sc,
-                                 .opts = s->render};
-        wg_render_opts last;
-        int shown = wg_window_show(&img, title, &scene, s->show_timeout,
-                                   &last, err);
-        /* The view the window was left at, as options that make it again
-         * (said even when the window failed, after the user moved it). */
-        if (show_moved(&last, &s->render)) {
-            char view[512];
-            wg_render_describe(&last, view, sizeof view);
-            say("--show: the window's last view: %s", view);
-        }
-        if (shown != 0) {
-            say("--show: %s; the picture is in %s",
-                err, wg_outfile_is_stdout(s->out) ? "standard output"
-                                                  : s->out);
-            goto out;
-        }
-    }
-    status = 0;
-    /* Each disagreement on a line of its own, with the first cell and
-     * field that break the tolerances: the largest differences alone had
-     * left a CI log with nowhere to look. */
-    for (int i = 0; s->check && i < n; i++)
-        if (res[i].compared && !res[i].agree.ok) {
-            const wg_agreement *a = &res[i].agree;
-            char where[160] = "";
-            if (a->bad_field)
-                snprintf(where, sizeof where, "; first at x %" PRIu32
-                         ", y %" PRIu32 ": %s %.9g, scalar's %.9g", a->bad_x,
-                         a->bad_y, a->bad_field, (double)a->bad_value,
-                         (double)a->bad_ref);
-            say("--check: %s disagrees with scalar: "
-                "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
-                "dh 0, dw 0, dn %.0e)%s", res[i].backend->name,
-                a->max_dh, a->max_dw, a->max_dn,
-                res[i].backend->normal_tolerance, where);
-            status = EXIT_DISAGREE;
-        }
+    if (s->show && show_picture(s, f, &img, tables) != 0)
+        goto out;
+    status = s->check ? check_agreement(res, n) : 0;
 out:
     wg_outfile_abort_held(); /* nothing, once they are in place */
     progress_clear();
