@@ -388,7 +388,8 @@ else
     what="$erosion erosion passes, $steps hydraulic steps"
 fi
 echo "worldgen $(./worldgen --version | cut -d' ' -f2), $octaves octaves, $what, median of $runs runs"
-echo "machine  $cpu, $(nproc) cores, OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive, the worldgen default}"
+ncpu=$(nproc)
+echo "machine  $cpu, $ncpu CPU$( ((ncpu == 1)) || echo s), OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive, the worldgen default}"
 for b in $backends; do
     st=0
     why=$(./worldgen --size 2 --mesh "$b" -q --no-image 2>&1) || st=$?
