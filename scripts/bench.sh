@@ -466,7 +466,9 @@ if [ "$limits" = 1 ]; then
         cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
         declare -A m
         stale=""
-        if [ "$remeasure" = 0 ] && [ -s "$lim" ]; then
+        # (Said whatever else measures again: a limits.c built anew in a
+        # fresh tree had hidden it.)
+        if [ -s "$lim" ]; then
             while read -r k v; do m[$k]=$v; done < "$lim"
             [ "${m[cpu]-}" = "$cpu" ] && [ "${m[cores]-}" = "$cpus" ] ||
                 stale="; the cache was of ${m[cores]:-?} CPUs, ${m[cpu]:-of no recorded model}, this run has $cpus, $cpu"
