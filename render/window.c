@@ -182,12 +182,20 @@ typedef struct window_input {
     int reset, quit, redraw;
 } window_input;
 
-/* Add one event's part to 'in'. */
-static void window_event(const SDL_Event *ev, int map, window_input *in)
+/* Add one event's part to 'in'.  *shift is whether Shift is held as of
+ * this event: a key's event records the modifiers at its own time, and
+ * the mouse's events after it go by that.  (SDL_GetModState() is the
+ * state once every waiting event has been read: the events that came
+ * while a view was drawn are read together, and a Shift+Up or a Shift+drag
+ * among them, its Shift released by then, had moved the camera, not the
+ * sun.) */
+static void window_event(const SDL_Event *ev, int map, int *shift,
+                         window_input *in)
 {
-    const int shift = (SDL_GetModState() & KMOD_SHIFT) != 0;
+    if (ev->type == SDL_KEYDOWN || ev->type == SDL_KEYUP)
+        *shift = (ev->key.keysym.mod & KMOD_SHIFT) != 0;
     /* The sun when Shift is held, or when there is no camera to move. */
-    const int sun = shift || map;
+    const int sun = *shift || map;
     switch (ev->type) {
     case SDL_QUIT:
         in->quit = 1;
@@ -226,8 +234,12 @@ static void window_event(const SDL_Event *ev, int map, window_input *in)
             in->zoom /= map ? 1.0f : WINDOW_ZOOM;
             break;
         case SDLK_r:
-            /* Back to the start: what came before it no longer counts. */
-            *in = (window_input){.zoom = 1.0f, .reset = 1};
+            /* Back to the start: the moves before it no longer count (an
+             * Esc or q before it still does, and so does a redraw). */
+            in->azimuth = in->elevation = 0.0f;
+            in->sun_azimuth = in->sun_elevation = 0.0f;
+            in->zoom = 1.0f;
+            in->reset = 1;
             break;
         default:
             break;
@@ -395,6 +407,7 @@ int wg_window_show(const wg_image *img, const char *title,
     wg_image held = {0}; /* the picture of the view moved to */
     wg_render_opts view = scene ? scene->opts : (wg_render_opts){0};
     const Uint32 start = SDL_GetTicks();
+    int shift = (SDL_GetModState() & KMOD_SHIFT) != 0; /* window_event */
     int redraw = 1;
     for (;;) {
         if (redraw) {
@@ -413,7 +426,8 @@ int wg_window_show(const wg_image *img, const char *title,
         /* Every event waiting, before anything is drawn: a drag sends
          * dozens while one view renders (28 ms for the default world). */
         for (; got; got = SDL_PollEvent(&ev))
-            window_event(&ev, scene && scene->opts.view == WG_VIEW_MAP, &in);
+            window_event(&ev, scene && scene->opts.view == WG_VIEW_MAP,
+                         &shift, &in);
         if (in.quit)
             break;
         if (in.redraw == 2 &&

@@ -1,7 +1,8 @@
 /* test_window.c: --show.  Under Xvfb the window must show the picture that
  * was written (a screenshot compared with the PNG), and close by itself
- * with WORLDGEN_SHOW_TIMEOUT_MS; with no display it must say so, exit 1 and
- * still leave the PNG. */
+ * with WORLDGEN_SHOW_TIMEOUT_MS; its keys and drags (xdotool) must move the
+ * view, also when they queue up behind a render; with no display it must
+ * say so, exit 1 and still leave the PNG. */
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -340,5 +341,61 @@ WG_TEST(window_keys_and_drag_move_the_view_under_xvfb)
         /* The second window was put back where it began: no view to say. */
         CHECK(!strstr(back, "last view"), "%s", back);
     }
+    wg_cli_free(&c);
+}
+
+/* The events that come while a view is drawn are read together: each is
+ * taken as it came.  With worldgen stopped (SIGSTOP) the keys and a drag
+ * queue up as they do behind a slow render: Right, Shift+Up, and a drag
+ * of 40 pixels with Shift held, released before worldgen reads any of
+ * them, turn the camera 5 degrees and raise the sun 5 and turn it 20.
+ * Shift had been read as it was once all were read (released): the Up
+ * and the drag moved the camera.  Then q and r, queued alike, close the
+ * window on that view: r had undone the q, and the window stayed open. */
+WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return;
+#endif
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run or xdotool is not installed");
+        return;
+    }
+    /* The window is waited for by the title it has once it reads events
+     * (its view: before, a drag could miss a window not yet shown); the
+     * title changes once the queued events are drawn; then the window's
+     * end is waited for, 30 s at most (then it is killed, status 143). */
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
+             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
+             "batch.png --width 400 --height 300 --show 2>batch.err & pid=$!; "
+             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
+             "  sleep 0.1; i=$((i+1)); "
+             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
+             "  2>/dev/null | head -1); done; "
+             "t0=$(xdotool getwindowname $wid); kill -STOP $pid; "
+             "xdotool key --window $wid Right shift+Up keydown shift "
+             "mousemove --window $wid 200 150 mousedown 1 "
+             "mousemove_relative 40 0 mouseup 1 keyup shift 2>/dev/null; "
+             "kill -CONT $pid; "
+             "i=0; while [ $i -lt 300 ] && "
+             "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "
+             "  do sleep 0.1; i=$((i+1)); done; "
+             "kill -STOP $pid; xdotool key --window $wid q r 2>/dev/null; "
+             "kill -CONT $pid; "
+             "i=0; while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do "
+             "  sleep 0.1; i=$((i+1)); done; "
+             "kill -TERM $pid 2>/dev/null; wait $pid; echo \"status $?\"' && "
+             "cat batch.err",
+             wg_tmpdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "status 0\nworldgen: --show: the window's last view: "
+                        "--width 400 --height 300 --aa 2 --azimuth 220 "
+                        "--elevation 25 --distance 9.5 --fov 45 --look 0.2 "
+                        "--sun-azimuth 310 --sun-elevation 25\n"),
+          "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
