@@ -385,6 +385,11 @@ int wg_window_show(const wg_image *img, const char *title,
         wg_fail(err, "cannot open a window: %s", SDL_GetError());
         goto out;
     }
+    /* The click that focuses the window starts a drag too: SDL drops a
+     * click read within 10 ms of the focus, and the events that queue up
+     * behind a render are read together, so a drag begun as the window
+     * was focused then (and a test's, at once) did nothing. */
+    SDL_SetHint(SDL_HINT_MOUSE_FOCUS_CLICKTHROUGH, "1");
     ren = SDL_CreateRenderer(win, -1, 0);
     if (!ren) /* no GPU driver: SDL's software renderer always works */
         ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
