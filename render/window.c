@@ -385,6 +385,12 @@ int wg_window_show(const wg_image *img, const char *title,
         wg_fail(err, "cannot open a window: %s", SDL_GetError());
         goto out;
     }
+    /* A drag's motion in the screen's pixels, which WINDOW_DRAG_DEG is
+     * for: by default SDL gives it in the picture's (the logical size
+     * below), so a picture shrunk to fit, a big one or a window made
+     * smaller, turned a degree for every pixel of a 4000-wide picture in a
+     * 1000-pixel window.  Read when the renderer is made. */
+    SDL_SetHint(SDL_HINT_MOUSE_RELATIVE_SCALING, "0");
     /* The click that focuses the window starts a drag too: SDL drops a
      * click read within 10 ms of the focus, and the events that queue up
      * behind a render are read together, so a drag begun as the window

@@ -445,3 +445,47 @@ WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
           "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A drag turns the view by the pixels the hand moves on the screen,
+ * whatever the window's size beside the picture's: in a window made half
+ * the picture's size, 40 pixels to the right turn it 10 degrees, as at
+ * full size.  SDL had given the motion in the picture's pixels (the
+ * renderer's logical size), 80 here: a picture shrunk to fit the screen,
+ * or a window made smaller, turned two, four, ten times as far. */
+WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return;
+#endif
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run or xdotool is not installed");
+        return;
+    }
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
+             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
+             "drag.png --width 400 --height 300 --show 2>drag.err & pid=$!; "
+             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
+             "  sleep 0.1; i=$((i+1)); "
+             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
+             "  2>/dev/null | head -1); done; "
+             "t0=$(xdotool getwindowname $wid); "
+             "xdotool windowsize --sync $wid 200 150 mousemove --window $wid "
+             "100 75 mousedown 1 mousemove_relative 40 0 mouseup 1 "
+             "2>/dev/null; "
+             "i=0; while [ $i -lt 300 ] && "
+             "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "
+             "  do sleep 0.1; i=$((i+1)); done; "
+             "xdotool key --window $wid q 2>/dev/null; "
+             "wait $pid; echo \"status $?\"' && cat drag.err",
+             wg_tmpdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "status 0\nworldgen: --show: the window's last view: "
+                        "--width 400 --height 300 --aa 2 --azimuth 225 "
+                        "--elevation 25 "),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
