@@ -703,11 +703,12 @@ static int check_picture_args(settings *s)
     return -1;
 }
 
-/* WORLDGEN_FAULT's forms: 'rename', 'kill', or a backend's name, alone (a
- * height) or with ':water' (a water depth). */
+/* WORLDGEN_FAULT's forms: 'rename', 'kill', 'show', or a backend's name,
+ * alone (a height) or with ':water' (a water depth). */
 static int fault_known(const char *v)
 {
-    if (strcmp(v, "rename") == 0 || strcmp(v, "kill") == 0)
+    if (strcmp(v, "rename") == 0 || strcmp(v, "kill") == 0 ||
+        strcmp(v, "show") == 0)
         return 1;
     for (size_t i = 0; wg_backends[i]; i++) {
         size_t len = strlen(wg_backends[i]->name);
@@ -746,8 +747,9 @@ static int check_environment(void)
         char names[256];
         mesh_names(names, sizeof names);
         return usage_error("WORLDGEN_FAULT: '%s' is not a fault the tests "
-                           "can ask for (valid: rename, kill, a backend (%s), or "
-                           "one with :water, or unset)", fault, names);
+                           "can ask for (valid: rename, kill, show, a backend "
+                           "(%s), or one with :water, or unset)", fault,
+                           names);
     }
     return -1;
 }
@@ -1617,6 +1619,13 @@ static int show_render(void *ctx, const wg_render_opts *o, wg_image *img,
                        char *err)
 {
     const show_scene *sc = ctx;
+    /* Test hook: WORLDGEN_FAULT=show fails every view moved to, as a
+     * picture that cannot be allocated fails. */
+    const char *fault = getenv("WORLDGEN_FAULT");
+    if (fault && strcmp(fault, "show") == 0)
+        return wg_fail(err, "out of memory for a %" PRIu32 "x%" PRIu32
+                            " picture (WORLDGEN_FAULT=show: a test hook)",
+                       o->width, o->height);
     wg_render_stats rs;
     wg_render_opts with = *o;
     with.threads = (uint32_t)cpu_threads(sc->s);

@@ -311,15 +311,16 @@ static void window_title(SDL_Window *win, const char *title,
     SDL_SetWindowTitle(win, buf);
 }
 
-/* Draw the view o into the texture: scene->render, then its pixels. */
+/* Draw the view o into the texture: scene->render into *held, then its
+ * pixels.  The last view's picture is let go first: the window holds the
+ * command line's and this one, not a third while it is made (a view that
+ * cannot be drawn ends the window, which needs the last one no more). */
 static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
                        SDL_Texture *tex, wg_image *held, char *err)
 {
-    wg_image img = {0};
-    if (scene->render(scene->ctx, o, &img, err) != 0)
-        return -1;
     wg_image_free(held);
-    *held = img;
+    if (scene->render(scene->ctx, o, held, err) != 0)
+        return -1;
     if (SDL_UpdateTexture(tex, NULL, held->rgb, (int)held->w * 3) != 0)
         return wg_fail(err, "cannot show the picture: %s", SDL_GetError());
     return 0;
@@ -452,10 +453,12 @@ int wg_window_show(const wg_image *img, const char *title,
             const wg_render_opts *from = in.reset ? &scene->opts : &view;
             view = wg_window_move(from, in.azimuth, in.elevation, in.zoom,
                                   in.sun_azimuth, in.sun_elevation);
-            *last = view;
-            window_title(win, title, &view);
+            window_title(win, title, &view); /* while it is drawn */
             if (window_draw(scene, &view, tex, &held, err) != 0)
                 goto moved_out;
+            /* Only a view shown is the last: one that could not be drawn
+             * had been said as the view the window was left at. */
+            *last = view;
             redraw = 1;
         }
     }

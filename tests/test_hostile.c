@@ -1303,7 +1303,8 @@ WG_TEST(hostile_environment_values_are_checked)
          "or unset)"},
         {"WORLDGEN_FAULT=scalar:height",
          "WORLDGEN_FAULT: 'scalar:height' is not a fault the tests can ask for (valid: "
-         "rename, kill, a backend (scalar, openmp, vulkan), or one with :water, or unset)"},
+         "rename, kill, show, a backend (scalar, openmp, vulkan), or one with :water, or "
+         "unset)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         wg_cli c = hostile_sh("%s ./worldgen --size 16 --mesh scalar -q --no-image "

@@ -489,3 +489,46 @@ WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
           "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A view the window cannot draw (WORLDGEN_FAULT=show: as out of memory)
+ * ends the window with status 1 and the reason, and is not said as the
+ * view the window was left at: it showed the command line's alone.  (The
+ * view that failed, Right's, had been said.)  The PNG is the command
+ * line's, whole, with nothing left beside it. */
+WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return;
+#endif
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run or xdotool is not installed");
+        return;
+    }
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf vf && mkdir vf && cd vf && "
+             "export ASAN_OPTIONS=detect_leaks=0 && "
+             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             "WORLDGEN_FAULT=show WORLDGEN_SHOW_TIMEOUT_MS=60000 "
+             "%s/worldgen --size 48 -q --out vf.png --width 400 --height 300 "
+             "--show 2>vf.err & pid=$!; "
+             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
+             "  sleep 0.1; i=$((i+1)); "
+             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
+             "  2>/dev/null | head -1); done; "
+             "xdotool key --window $wid Right 2>/dev/null; "
+             "i=0; while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do "
+             "  sleep 0.1; i=$((i+1)); done; "
+             "kill -TERM $pid 2>/dev/null; wait $pid; echo \"status $?\"' && "
+             "cat vf.err && ls -A && %s/worldgen --size 48 --width 400 "
+             "--height 300 -q --out again.png && cmp vf.png again.png && "
+             "echo same",
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "status 1\nworldgen: --show: out of memory for a "
+                        "400x300 picture (WORLDGEN_FAULT=show: a test hook); "
+                        "the picture is in vf.png\nvf.err\nvf.png\nsame\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
