@@ -463,11 +463,11 @@ if [ "$limits" = 1 ]; then
         # measured again: taskset -c 0 had set openmp's one thread against
         # the two cores' limits of the cache, with nothing said.  (nproc
         # without OMP_NUM_THREADS, which it honours and limits.c does not.)
+        # Said also when limits.c was just built, which measures again
+        # anyway: a fresh tree's first -l had not said it.
         cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
         declare -A m
         stale=""
-        # (Said whatever else measures again: a limits.c built anew in a
-        # fresh tree had hidden it.)
         if [ -s "$lim" ]; then
             while read -r k v; do m[$k]=$v; done < "$lim"
             [ "${m[cpu]-}" = "$cpu" ] && [ "${m[cores]-}" = "$cpus" ] ||
