@@ -166,11 +166,18 @@ WG_TEST(bench_unknown_backend)
 /* With -R each run also draws the picture: the wall is then the whole run
  * a user waits for, beside the render's medians (-t, the CSV), and the
  * temporary PNG goes with the JSON's file.  Without it no picture is drawn
- * (the CSV has no render columns and the wall is the stages'). */
+ * (the CSV has no render columns and the wall is the stages').  The
+ * temporaries are looked for in a $TMPDIR of the test's own: in /tmp,
+ * shared, another program's tmp.*.png (another bench.sh -R, another test
+ * run beside this one) had failed it. */
 WG_TEST(bench_times_the_render_when_asked)
 {
-    wg_cli c = bench_run("-s 32 -r 1 -b scalar -R -t -c - && "
-                         "ls -A \"${TMPDIR:-/tmp}\" | grep -c '^tmp\\..*\\.png$'");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf rt && mkdir rt && TMPDIR=$PWD/rt '%s/scripts/bench.sh' "
+             "-s 32 -r 1 -b scalar -R -t -c - && "
+             "ls -A rt | grep -c '^tmp\\..*\\.png$'", wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
     CHECK(c.status == 1 || c.status == 0, "bench.sh -R: status %d: %s",
           c.status, c.err);
     const char *csv = strstr(c.out, "size,backend,");
