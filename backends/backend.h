@@ -177,7 +177,8 @@ void wg_job_describe(const wg_job *job, char *buf, size_t len);
 
 /* Run every stage of 'b' on 'job' and read the fields back into 'out'.
  * Returns 0, or -1 with the reason in err (a region not inside the world
- * among them); on failure 'out' holds nothing to free.  The device description, if any, is copied to dev[dev_len]. */
+ * among them); on failure 'out' holds nothing to free.  The device
+ * description, if any, is copied to dev[dev_len]. */
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
                    wg_times *t, char *dev, size_t dev_len, char *err);
 
