@@ -6,6 +6,7 @@
  * option or value), 130/143 interrupted. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
@@ -2078,6 +2079,18 @@ static int show_picture(const settings *s, const wg_fields *f,
              "x%" PRIu32 " grid", s->world.seed, s->world.size,
              s->world.size);
     fflush(tables);
+    /* An output on standard output (--out -, --heightmap -: the tables
+     * are on standard error then) is whole: its reader gets its end now,
+     * not when the window closes (a pipe into convert had waited for the
+     * window).  Nothing more goes there; the descriptor stays taken, on
+     * /dev/null, as wg_outfile_hold_std keeps it. */
+    if (tables != stdout && fflush(stdout) == 0 && !ferror(stdout)) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != STDOUT_FILENO) {
+            dup2(null, STDOUT_FILENO);
+            close(null);
+        }
+    }
     show_scene sc = {.f = f, .s = s};
     wg_window_scene scene = {.render = show_render, .ctx = &sc,
                              .opts = s->render};

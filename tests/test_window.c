@@ -532,3 +532,46 @@ WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
           "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* --out - with --show: the PNG's reader gets its end before the window
+ * opens, not once it closes (worldgen | convert png:- ... had waited for
+ * the window).  The reader, at its end, finds the window (opened then)
+ * and closes it with q; the PNG is the one worldgen makes without the
+ * window. */
+WG_TEST(window_out_to_a_pipe_ends_before_the_window_under_xvfb)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return;
+#endif
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run or xdotool is not installed");
+        return;
+    }
+    /* The pipe is a FIFO, opened by a subshell that execs worldgen, so
+     * that worldgen alone holds its writing end (sh's | and sh's own
+     * redirection of a command keep it too).  The window closes itself after
+     * 20 s; the reader looks for it for 10 s after its end: before, the
+     * end came with the window's. */
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
+             "rm -f pipe.fifo && mkfifo pipe.fifo && "
+             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             "{ cat > piped.png; i=0; wid=; "
+             "while [ -z \"$wid\" ] && [ $i -lt 100 ]; do sleep 0.1; "
+             "  i=$((i+1)); wid=$(xdotool search --name "
+             "  \"^worldgen: seed.* - azimuth\" 2>/dev/null | head -1); done; "
+             "if [ -n \"$wid\" ]; then echo \"open at the end\"; "
+             "  xdotool key --window $wid q 2>/dev/null; fi; } <pipe.fifo & "
+             "r=$!; (WORLDGEN_SHOW_TIMEOUT_MS=20000 exec %s/worldgen --size 48 "
+             "-q --width 400 --height 300 --out - --show >pipe.fifo "
+             "2>pipe.err); echo \"status $?\"; wait $r'; cat pipe.err && "
+             "%s/worldgen --size 48 -q --width 400 --height 300 --out - | "
+             "cmp - piped.png && echo same",
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "open at the end\nstatus 0\nsame\n") == 0, "%s %s",
+          c.out, c.err);
+    wg_cli_free(&c);
+}
