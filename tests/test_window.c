@@ -243,6 +243,39 @@ WG_TEST(window_move_keeps_the_options_ranges)
           "a move changed what the controls do not");
 }
 
+/* Whether the tests that drive a window with xdotool can run here: SDL2
+ * in the build, xvfb-run and xdotool installed (else skipped, saying
+ * which). */
+static int window_can_drive(void)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2");
+    return 0;
+#else
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run or xdotool is not installed");
+        return 0;
+    }
+    return 1;
+#endif
+}
+
+/* Shell, within a test's sh -c '...': wid becomes the window once its
+ * title shows its view (it reads events from then on), looked for every
+ * 0.1 s for 30 s at most. */
+#define WINDOW_FIND                                                           \
+    "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "                \
+    "  sleep 0.1; i=$((i+1)); "                                               \
+    "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "          \
+    "  2>/dev/null | head -1); done; "
+
+/* Shell: wait until the title is no longer $t0 (a moved view drawn), 30 s
+ * at most. */
+#define WINDOW_AWAIT_DRAWN                                                    \
+    "i=0; while [ $i -lt 300 ] && "                                           \
+    "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "          \
+    "  do sleep 0.1; i=$((i+1)); done; "
+
 /* Under Xvfb, keys and a drag sent to the window (xdotool) move the view:
  * two steps of the right arrow and a drag of 40 pixels to the right turn
  * it 5 + 5 + 10 degrees, '-' takes it a step farther, Shift+Up raises the
@@ -354,14 +387,8 @@ WG_TEST(window_keys_and_drag_move_the_view_under_xvfb)
  * window on that view: r had undone the q, and the window stayed open. */
 WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
 {
-#ifndef WG_HAVE_SDL2
-    wg_skip("built without SDL2");
-    return;
-#endif
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!window_can_drive())
         return;
-    }
     /* The window is waited for by the title it has once it reads events
      * (its view: before, a drag could miss a window not yet shown); the
      * title changes once the queued events are drawn; then the window's
@@ -372,18 +399,13 @@ WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
              "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
              "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
              "batch.png --width 400 --height 300 --show 2>batch.err & pid=$!; "
-             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
-             "  sleep 0.1; i=$((i+1)); "
-             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
-             "  2>/dev/null | head -1); done; "
+             WINDOW_FIND
              "t0=$(xdotool getwindowname $wid); kill -STOP $pid; "
              "xdotool key --window $wid Right shift+Up keydown shift "
              "mousemove --window $wid 200 150 mousedown 1 "
              "mousemove_relative 40 0 mouseup 1 keyup shift 2>/dev/null; "
              "kill -CONT $pid; "
-             "i=0; while [ $i -lt 300 ] && "
-             "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "
-             "  do sleep 0.1; i=$((i+1)); done; "
+             WINDOW_AWAIT_DRAWN
              "kill -STOP $pid; xdotool key --window $wid q r 2>/dev/null; "
              "kill -CONT $pid; "
              "i=0; while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do "
@@ -407,24 +429,15 @@ WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
  * had done nothing. */
 WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
 {
-#ifndef WG_HAVE_SDL2
-    wg_skip("built without SDL2");
-    return;
-#endif
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!window_can_drive())
         return;
-    }
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
              "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
              "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
              "focus.png --width 400 --height 300 --show 2>focus.err & pid=$!; "
-             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
-             "  sleep 0.1; i=$((i+1)); "
-             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
-             "  2>/dev/null | head -1); done; "
+             WINDOW_FIND
              "t0=$(xdotool getwindowname $wid); "
              "xdotool mousemove --window $wid 100 75 2>/dev/null; "
              "root=$(xdotool search --maxdepth 0 --name \"\" | head -1); "
@@ -432,9 +445,7 @@ WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
              "xdotool windowfocus --sync $root windowfocus --sync $wid "
              "mousedown 1 mousemove_relative 40 0 mouseup 1 2>/dev/null; "
              "kill -CONT $pid; "
-             "i=0; while [ $i -lt 300 ] && "
-             "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "
-             "  do sleep 0.1; i=$((i+1)); done; "
+             WINDOW_AWAIT_DRAWN
              "xdotool key --window $wid q 2>/dev/null; "
              "wait $pid; echo \"status $?\"' && cat focus.err",
              wg_tmpdir(), wg_srcdir());
@@ -454,31 +465,20 @@ WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
  * or a window made smaller, turned two, four, ten times as far. */
 WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
 {
-#ifndef WG_HAVE_SDL2
-    wg_skip("built without SDL2");
-    return;
-#endif
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!window_can_drive())
         return;
-    }
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
              "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
              "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
              "drag.png --width 400 --height 300 --show 2>drag.err & pid=$!; "
-             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
-             "  sleep 0.1; i=$((i+1)); "
-             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
-             "  2>/dev/null | head -1); done; "
+             WINDOW_FIND
              "t0=$(xdotool getwindowname $wid); "
              "xdotool windowsize --sync $wid 200 150 mousemove --window $wid "
              "100 75 mousedown 1 mousemove_relative 40 0 mouseup 1 "
              "2>/dev/null; "
-             "i=0; while [ $i -lt 300 ] && "
-             "  [ \"$(xdotool getwindowname $wid 2>/dev/null)\" = \"$t0\" ]; "
-             "  do sleep 0.1; i=$((i+1)); done; "
+             WINDOW_AWAIT_DRAWN
              "xdotool key --window $wid q 2>/dev/null; "
              "wait $pid; echo \"status $?\"' && cat drag.err",
              wg_tmpdir(), wg_srcdir());
@@ -497,14 +497,8 @@ WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
  * line's, whole, with nothing left beside it. */
 WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
 {
-#ifndef WG_HAVE_SDL2
-    wg_skip("built without SDL2");
-    return;
-#endif
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!window_can_drive())
         return;
-    }
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && rm -rf vf && mkdir vf && cd vf && "
@@ -513,10 +507,7 @@ WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
              "WORLDGEN_FAULT=show WORLDGEN_SHOW_TIMEOUT_MS=60000 "
              "%s/worldgen --size 48 -q --out vf.png --width 400 --height 300 "
              "--show 2>vf.err & pid=$!; "
-             "i=0; wid=; while [ -z \"$wid\" ] && [ $i -lt 300 ]; do "
-             "  sleep 0.1; i=$((i+1)); "
-             "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "
-             "  2>/dev/null | head -1); done; "
+             WINDOW_FIND
              "xdotool key --window $wid Right 2>/dev/null; "
              "i=0; while [ $i -lt 300 ] && kill -0 $pid 2>/dev/null; do "
              "  sleep 0.1; i=$((i+1)); done; "
@@ -540,14 +531,8 @@ WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
  * window. */
 WG_TEST(window_out_to_a_pipe_ends_before_the_window_under_xvfb)
 {
-#ifndef WG_HAVE_SDL2
-    wg_skip("built without SDL2");
-    return;
-#endif
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!window_can_drive())
         return;
-    }
     /* The pipe is a FIFO, opened by a subshell that execs worldgen, so
      * that worldgen alone holds its writing end (sh's | and sh's own
      * redirection of a command keep it too).  The window closes itself after
