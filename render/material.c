@@ -131,6 +131,89 @@ static inline float mat_step(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
+/* mat_noise's slope (d/dx, d/dz) at (x, z), with the quintic fade
+ * 6t^5 - 15t^4 + 10t^3 in place of the smoothstep: the smoothstep's slope
+ * has a kink at every lattice line, and lit as a relief it drew the
+ * lattice's squares. */
+static inline __attribute__((always_inline)) void
+mat_noise_slope(float x, float z, float *gx, float *gz)
+{
+    int32_t i = (int32_t)x, j = (int32_t)z;
+    i -= x < (float)i;
+    j -= z < (float)j;
+    float fx = x - (float)i, fz = z - (float)j;
+    float u = fx * fx * fx * (fx * (fx * 6.0f - 15.0f) + 10.0f);
+    float v = fz * fz * fz * (fz * (fz * 6.0f - 15.0f) + 10.0f);
+    float du = 30.0f * fx * fx * (fx * (fx - 2.0f) + 1.0f);
+    float dv = 30.0f * fz * fz * (fz * (fz - 2.0f) + 1.0f);
+    float a = mat_corner(i, j), b = mat_corner(i + 1, j);
+    float c = mat_corner(i, j + 1), d = mat_corner(i + 1, j + 1);
+    float k = a - b - c + d;
+    *gx = du * ((b - a) + k * v);
+    *gz = dv * ((c - a) + k * u);
+}
+
+/* The relief's height, per unit of its octaves' noise, on level ground;
+ * steep ground has up to 2.3 times as much (wg_relief). */
+#define MAT_RELIEF 0.0045f
+
+/* One octave of the relief: f lattice cells to the world unit, the
+ * lattice turned by the angle of cosine cs and sine sn, its noise moved by
+ * (ox, oz) cells and weighed by w; its slope added to (sx, sz).  It fades
+ * out, linearly, as the footprint 'foot' grows from a quarter of its
+ * wavelength to half of it. */
+static inline __attribute__((always_inline)) void
+mat_relief_octave(const wg_ground *g, float foot, float f, float cs, float sn,
+                  float ox, float oz, float w, float *sx, float *sz)
+{
+    float fade = 2.0f - 4.0f * foot * f;
+    if (!(fade > 0.0f))
+        return;
+    w *= f * (fade < 1.0f ? fade : 1.0f);
+    float u = cs * g->x - sn * g->z, v = sn * g->x + cs * g->z;
+    float gu, gv;
+    mat_noise_slope(u * f + ox, v * f + oz, &gu, &gv);
+    /* The slope back in x and z: the turn's transpose. */
+    *sx += w * (cs * gu + sn * gv);
+    *sz += w * (cs * gv - sn * gu);
+}
+
+/* The relief's octaves, in lattice cells to the world unit. */
+#define MAT_RELIEF_F1 20.0f
+#define MAT_RELIEF_F2 45.0f
+
+float wg_relief_finest(float foot)
+{
+    return foot * MAT_RELIEF_F2 < 0.5f   ? MAT_RELIEF_F2
+           : foot * MAT_RELIEF_F1 < 0.5f ? MAT_RELIEF_F1
+                                         : 0.0f;
+}
+
+void wg_relief(const wg_ground *g, float depth, float foot, float n[3])
+{
+    /* Rock is rougher than turf; a lake's bed is silt. */
+    float amp = MAT_RELIEF * (0.4f + 2.5f * (1.0f - g->n[1]));
+    if (depth > 0.0f)
+        amp *= 1.0f - mat_step(depth * 500.0f);
+    if (!(amp > 0.0f))
+        return;
+    /* Two octaves, 20 and 45 to the world unit (a 513 world has 85 cells
+     * to the unit), each lattice turned (by 0.52 and 1.73 radians): value
+     * noise's slopes run along its lattice, and unturned they drew the
+     * ground in little squares. */
+    float sx = 0.0f, sz = 0.0f;
+    mat_relief_octave(g, foot, MAT_RELIEF_F1, 0.8678f, 0.4969f, 3.5f, 1.25f,
+                      amp, &sx, &sz);
+    mat_relief_octave(g, foot, MAT_RELIEF_F2, -0.1585f, 0.9874f, 14.5f,
+                      8.25f, 0.5f * amp, &sx, &sz);
+    if (sx == 0.0f && sz == 0.0f)
+        return;
+    n[0] -= sx;
+    n[2] -= sz;
+    float l = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    n[0] *= l, n[1] *= l, n[2] *= l;
+}
+
 wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
 {
     /* Each rule is skipped where its weight is 0, which is most of the

@@ -435,6 +435,20 @@ void wg_materials_make(wg_materials *m, float sea);
  * a little by noise of the world position, so no contour lines show. */
 wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g);
 
+/* Tilt the unit normal n of the ground g by its relief finer than the grid
+ * (two octaves of noise of the world position, rougher on steep ground,
+ * none under 'depth' of water over 0.002), for the light to see: the mesh
+ * holds only what the grid does, and the erosion and the creep leave
+ * little of the finest octaves, so without it the ground read as smooth
+ * as clay.  'foot' is the world units a pixel spans there: an octave
+ * fades out as it grows from a quarter to half the octave's wavelength, so
+ * that a far slope or a small picture does not alias it into speckle. */
+void wg_relief(const wg_ground *g, float depth, float foot, float n[3]);
+
+/* The finest of the relief's octaves that a footprint of 'foot' still
+ * shows, in cycles per world unit (0: none). */
+float wg_relief_finest(float foot);
+
 /* Value noise of the world position (x, z) on a lattice of unit spacing,
  * smooth, in [-1, 1]; the same at a position whatever the grid. */
 float wg_noise(float x, float z);

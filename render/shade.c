@@ -591,7 +591,8 @@ static inline float shade_wet(float d, float shown)
  * The orbit view and the map share it. */
 static inline __attribute__((always_inline)) wg_rgb
 shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
-                            float rise, float film, const float dir[3])
+                            float rise, float film, const float dir[3],
+                            float foot)
 {
     const float d = rise > 0.0f ? rise : 0.0f;
     /* The ground's material sees the water drawn over it, not the water
@@ -626,6 +627,7 @@ shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
         float l = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         n[0] *= l, n[1] *= l, n[2] *= l;
     }
+    wg_relief(g, d, foot, n);
     wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), n, lit);
     /* The water over it is level (a river's slope is too gentle to show
      * in its reflection). */
@@ -767,7 +769,8 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
             rise = w.rise < 0.0f ? w.rise : 0.0f;
             film = w.film;
         }
-        col = shade_surface(c, &g, lit, rise, film, unit);
+        col = shade_surface(c, &g, lit, rise, film, unit,
+                            dist * (float)c->aa / c->v->focal);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
@@ -1119,7 +1122,8 @@ void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
 /* The map: a sample at world (x, z) sees the surface straight down there,
  * shaded from the triangle and the interpolated fields the orbit view
  * would use; no haze (nothing lies between) and no sky. */
-static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
+static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z,
+                               float foot)
 {
     static const float down[3] = {0.0f, -1.0f, 0.0f};
     uint32_t cx, cy;
@@ -1131,7 +1135,7 @@ static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z)
     g.x = x;
     g.z = z;
     shade_water w = shade_water_at(c, cx, cy, half, u, v);
-    return shade_surface(c, &g, lit, w.rise, w.film, down);
+    return shade_surface(c, &g, lit, w.rise, w.film, down, foot);
 }
 
 /* shade_wet at world (x, z). */
@@ -1160,14 +1164,17 @@ void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
     uint32_t ox = (img->w - side) / 2, oy = (img->h - side) / 2;
     float step = 6.0f / (float)(side * aa), inv = 1.0f / (float)(aa * aa);
     /* Across a pixel no wider than half a cell and a quarter of the
-     * materials' finest noise, the fields are planes and the colour is as
-     * smooth but at the water's edge: such a pixel is shaded once, at its
-     * centre, unless its samples are not all dry or all water.  (Every
-     * sample costs a full shading: at --size 512, a 2048x2048 map at --aa
-     * 2 took twice as long without this.) */
+     * materials' finest noise and of the finest relief its samples show,
+     * the fields are planes and the colour is as smooth but at the water's
+     * edge: such a pixel is shaded once, at its centre, unless its samples
+     * are not all dry or all water.  (Every sample costs a full shading:
+     * at --size 512, a 2048x2048 map at --aa 2 took twice as long without
+     * this.)  A sample's footprint for the relief is the samples' spacing:
+     * the mean of a pixel's samples is what filters it. */
     float pixel = step * (float)aa;
     int fine = aa > 1 && 2.0f * pixel <= c.sp &&
-               4.0f * WG_MATERIAL_GRAIN * pixel <= 1.0f;
+               4.0f * WG_MATERIAL_GRAIN * pixel <= 1.0f &&
+               4.0f * wg_relief_finest(step) * pixel <= 1.0f;
     for (uint32_t py = py0; py < py1; py++) {
         uint8_t *out = img->rgb + (size_t)py * img->w * 3;
         for (uint32_t px = 0; px < img->w; px++, out += 3) {
@@ -1190,7 +1197,7 @@ void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
                     float half = 0.5f * (float)aa;
                     wg_rgb one = shade_map_sample(
                         &c, -3.0f + ((float)sx + half) * step,
-                        -3.0f + ((float)sz + half) * step);
+                        -3.0f + ((float)sz + half) * step, step);
                     out[0] = wg_srgb8(one.r);
                     out[1] = wg_srgb8(one.g);
                     out[2] = wg_srgb8(one.b);
@@ -1202,7 +1209,7 @@ void wg_map_rows(const wg_palette *p, const wg_fields *f, const wg_block *b,
                 float z = -3.0f + ((float)(sz + j) + 0.5f) * step;
                 for (uint32_t i = 0; i < aa; i++) {
                     float x = -3.0f + ((float)(sx + i) + 0.5f) * step;
-                    wg_rgb one = shade_map_sample(&c, x, z);
+                    wg_rgb one = shade_map_sample(&c, x, z, step);
                     acc.r += one.r;
                     acc.g += one.g;
                     acc.b += one.b;

@@ -2027,6 +2027,62 @@ WG_TEST(render_low_sun_is_warm)
           "%g %g %g, at noon %g %g %g", b.r, b.g, b.b, a.r, a.g, a.b);
 }
 
+/* The relief the light sees: it tilts a normal on dry ground, more where
+ * the ground is steep; it is gone under water 0.002 deep and where a pixel
+ * spans half its coarser octave's wavelength (1/40 of a unit); it varies
+ * with the world position, and only with it. */
+static float render_relief_tilt(float x, float z, float ny, float depth,
+                                float foot)
+{
+    wg_ground g = {.x = x, .z = z, .h = 0.4f};
+    float s = sqrtf(1.0f - ny * ny);
+    g.n[0] = s, g.n[1] = ny, g.n[2] = 0.0f;
+    float n[3] = {g.n[0], g.n[1], g.n[2]};
+    wg_relief(&g, depth, foot, n);
+    float dot = n[0] * g.n[0] + n[1] * g.n[1] + n[2] * g.n[2];
+    float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    CHECK(fabsf(len - 1.0f) < 1e-5f, "the normal stays a unit: %g", len);
+    return acosf(dot > 1.0f ? 1.0f : dot) * 57.29578f;
+}
+
+WG_TEST(render_relief_fades_with_the_footprint_and_under_water)
+{
+    double level = 0.0, steep = 0.0;
+    int moved = 0, points = 0;
+    for (int i = 0; i < 400; i++) {
+        float x = -3.0f + 0.0153f * (float)i, z = 2.9f - 0.0117f * (float)i;
+        float a = render_relief_tilt(x, z, 1.0f, 0.0f, 0.001f);
+        float b = render_relief_tilt(x, z, 0.7f, 0.0f, 0.001f);
+        level += a, steep += b, points++;
+        moved += a > 0.5f;
+        CHECK(render_relief_tilt(x, z, 0.7f, 0.0f, 0.001f) == b,
+              "the same point tilts alike");
+        CHECK(render_relief_tilt(x, z, 0.7f, 0.002f, 0.001f) == 0.0f,
+              "under 0.002 of water at (%g, %g)", x, z);
+        CHECK(render_relief_tilt(x, z, 0.7f, 0.0f, 0.5f / 20.0f) == 0.0f,
+              "a pixel of 1/40 unit at (%g, %g)", x, z);
+    }
+    level /= points, steep /= points;
+    CHECK(moved > points / 2, "%d of %d level points tilted", moved, points);
+    CHECK(level > 1.0 && level < 15.0, "the mean tilt on level ground: %g "
+          "degrees", level);
+    CHECK(steep > 1.5 * level, "steep %g degrees, level %g", steep, level);
+    /* Half the footprint at which it is gone: the coarser octave alone,
+     * less than with both. */
+    float fine = 0.0f, coarse = 0.0f;
+    for (int i = 0; i < 200; i++) {
+        float x = 0.031f * (float)i - 3.0f;
+        fine += render_relief_tilt(x, 0.5f, 1.0f, 0.0f, 0.001f);
+        coarse += render_relief_tilt(x, 0.5f, 1.0f, 0.0f, 0.0125f);
+    }
+    CHECK(coarse > 0.0f && coarse < fine, "tilt %g with the coarser octave "
+          "alone, %g with both", coarse, fine);
+    CHECK(wg_relief_finest(0.001f) == 45.0f && wg_relief_finest(0.015f) ==
+          20.0f && wg_relief_finest(0.025f) == 0.0f,
+          "the finest octave shown: %g, %g, %g", wg_relief_finest(0.001f),
+          wg_relief_finest(0.015f), wg_relief_finest(0.025f));
+}
+
 /* Level ground at 0.2, under the sea at 1 in the haze test: deep water
  * everywhere, whose colour changes only slowly with the view's angle. */
 static float render_flat(float x, float z)
