@@ -18,7 +18,9 @@
  * share.
  *
  * The colours are written in sRGB, as a painter picks them, and turned into
- * linear light once, in wg_materials_make(). */
+ * linear light once, in wg_materials_make().  The ground's roughness
+ * below the grid, which the light sees (wg_relief), is here too: rock is
+ * rougher than turf, and it uses the same noise. */
 #include <math.h>
 #include <string.h>
 
