@@ -95,8 +95,9 @@
 # rate), divides and roots / their rate, bytes / bandwidth) for the run's cells
 # and counts: the issue rate of the mix, the bandwidth of the level its
 # fields fit in (terrain 1 field, erosion 2, hydraulic 8, normals 4), on
-# one thread for scalar and on every core otherwise (vulkan: lavapipe's
-# threads, on this CPU).  'ratio' is measured / limit, how far from it
+# one thread for scalar, on openmp's threads for openmp (with
+# OMP_NUM_THREADS under the count of cores, one thread's rates times it),
+# and on every core otherwise (vulkan: lavapipe's threads, on this CPU).  'ratio' is measured / limit, how far from it
 # the stage runs.  A stage should not beat its limit; one that writes its
 # output with streaming stores (openmp's terrain and normals beyond the
 # caches) skips the read that the triad's ordinary stores pay for, so
@@ -508,6 +509,29 @@ if [ "$limits" = 1 ]; then
                 "${m[avx512_sqrt_1]}" "${m[avx512_sqrt_all]}"
             wide=avx512_
         fi
+        # The threads openmp runs: worldgen's host.threads (OMP_NUM_THREADS,
+        # at most the CPUs it may run on).  With fewer than every core its
+        # limits are that many threads': one thread's rate times the count,
+        # at most every core's (suffix _t; _1 for one thread).  Every
+        # core's limits for a run of OMP_NUM_THREADS=1 had made its ratio
+        # look twice as far from the limit as it was.
+        omp_threads=$(./worldgen --size 2 --mesh openmp -q --no-image --json - 2>/dev/null |
+            jq -r '.host.threads // empty' 2>/dev/null) || omp_threads=""
+        case "$omp_threads" in ''|*[!0-9]*) omp_threads="${m[cores]}" ;; esac
+        if [ "$omp_threads" -gt 1 ] && [ "$omp_threads" -lt "${m[cores]}" ]; then
+            for k in "${!m[@]}"; do
+                case "$k" in *_1)
+                    [ -n "${m[${k%_1}_all]:-}" ] &&
+                        m[${k%_1}_t]=$(awk -v a="${m[$k]}" -v b="${m[${k%_1}_all]}" -v t="$omp_threads" \
+                            'BEGIN { r = a * t; print (r < b ? r : b) }') ;;
+                esac
+            done
+        fi
+        if [ "$omp_threads" = 1 ]; then
+            echo "openmp runs 1 of the ${m[cores]} CPUs (OMP_NUM_THREADS): its limits are one thread's"
+        elif [ "$omp_threads" -lt "${m[cores]}" ]; then
+            echo "openmp runs $omp_threads of the ${m[cores]} CPUs (OMP_NUM_THREADS): its limits are $omp_threads threads' (one thread's rates times $omp_threads, at most every core's)"
+        fi
         # The better of the AVX2 and (where measured) AVX-512 rate of $1.
         best_rate() {
             awk -v a="${m[$1]}" -v b="${m[$wide$1]:-0}" 'BEGIN { print (b > a ? b : a) }'
@@ -521,8 +545,12 @@ if [ "$limits" = 1 ]; then
   each rate the better of AVX2's and AVX-512's}"
         for s in $sizes; do
             for b in $backends; do
-                sfx=all
-                [ "$b" = scalar ] && sfx=1
+                sfx=all thr="${m[cores]}"
+                [ "$b" = scalar ] && sfx=1 thr=1
+                if [ "$b" = openmp ] && [ "$omp_threads" -lt "${m[cores]}" ]; then
+                    thr=$omp_threads
+                    if [ "$omp_threads" -le 1 ]; then sfx=1; else sfx=t; fi
+                fi
                 echo
                 printf "  %6s %-8s %-9s %11s %11s %8s   %s\n" "$s" "$b" stage measured limit ratio "bound by"
                 # stage name, field index, count (octaves, passes, steps, 1),
@@ -538,7 +566,7 @@ if [ "$limits" = 1 ]; then
                         -v mix="$(best_rate mix_$sfx)" -v qr="${m[quad_$sfx]}" -v dr="$(best_rate div_$sfx)" \
                         -v sr="$(best_rate sqrt_$sfx)" -v bl2="${m[bw_l2_$sfx]}" -v bl3="${m[bw_l3_$sfx]}" \
                         -v bdr="${m[bw_dram_$sfx]}" -v l2="${m[l2_bytes]}" -v l3="${m[l3_bytes]}" \
-                        -v thr="$([ "$sfx" = 1 ] && echo 1 || echo "${m[cores]}")" '
+                        -v thr="$thr" '
                     BEGIN {
                         cells = n * n; units = cells * cnt
                         ws = fields * cells * 4

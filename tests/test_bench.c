@@ -151,6 +151,57 @@ WG_TEST(bench_limits)
     wg_cli_free(&c);
 }
 
+/* openmp on fewer threads than cores (OMP_NUM_THREADS=1) is held to one
+ * thread's limits, and says so: every core's had made its ratio look
+ * twice as far from the limit as it was. */
+WG_TEST(bench_limits_follow_openmp_threads)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "OMP_NUM_THREADS=1 '%s/scripts/bench.sh' -s 16 -r 1 -H 100 -b openmp -l",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0, "bench.sh -l: status %d: %s", c.status, c.err);
+    int cores = 0;
+    const char *l = strstr(c.out, "one thread / all ");
+    if (c.status != 0 || strstr(c.out, "limits: not measured") || !l ||
+        sscanf(l, "one thread / all %d cores", &cores) != 1 || cores < 2) {
+        wg_skip("no limits measured, or one CPU: nothing to tell apart");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strstr(c.out, "openmp runs 1 of the ") &&
+              strstr(c.out, "(OMP_NUM_THREADS): its limits are one thread's"),
+          "not said:\n%s", c.out);
+    double mix = 0, mix_all = 0, wide = 0, wide_all = 0;
+    const char *m = strstr(c.out, "the mix ");
+    CHECK(m && sscanf(m, "the mix %lf / %lf", &mix, &mix_all) == 2,
+          "no mix rate in:\n%s", c.out);
+    const char *m512 = strstr(c.out, "AVX-512 G lane-ops/s");
+    m512 = m512 ? strstr(m512, "the mix ") : NULL;
+    if (m512)
+        sscanf(m512, "the mix %lf / %lf", &wide, &wide_all);
+    double best = wide > mix ? wide : mix, t = 0, lim = 0, ratio = 0;
+    CHECK(best > 0 && bench_row(c.out, "hydraulic", &t, &lim, &ratio) == 0,
+          "no hydraulic row in:\n%s", c.out);
+    double want = 16.0 * 16 * 100 * 319 / (best * 1e9);
+    CHECK(lim > want - 6e-7 && lim < want + 6e-7,
+          "hydraulic limit %g on one thread, not 16^2 x 100 x 319 / %g G = %g",
+          lim, best, want);
+    wg_cli_free(&c);
+    /* Every thread: every core's rates, and nothing said. */
+    snprintf(cmd, sizeof cmd,
+             "env -u OMP_NUM_THREADS '%s/scripts/bench.sh' -s 16 -r 1 -H 100 -b openmp -l",
+             wg_srcdir());
+    c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && !strstr(c.out, "openmp runs") &&
+              bench_row(c.out, "hydraulic", &t, &lim, &ratio) == 0 &&
+              lim < want * 0.9,
+          "status %d, limit %g against one thread's %g:\n%s", c.status, lim,
+          want, c.out);
+    wg_cli_free(&c);
+}
+
 WG_TEST(bench_unknown_backend)
 {
     char cmd[4096];
