@@ -256,12 +256,17 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
     /* Deposited sediment: a thin layer is soil that plants soon grow on
      * again (a tint), a thick one (bars, fans, deltas) bare sand; neither
      * stays where the ground is rock for steepness (the field's deposits
-     * on slopes had drawn brown ovals over the grey of rock faces). */
+     * on slopes had drawn brown ovals over the grey of rock faces), and a
+     * thin one shows only on gentle ground, under 16 degrees fully and
+     * none from 28: the hollows of grassy hillsides, where the stage
+     * leaves a little, had been brown spots all over them. */
     if (sed > MAT_DEPOSIT) {
         float dep = mat_step((sed - MAT_DEPOSIT) * (1.0f / MAT_DEPOSIT));
         float thick = mat_step((sed - MAT_THICK) * (1.0f / MAT_THICK));
+        float gentle = mat_step((ny - 0.88f) * 12.5f);
         c = wg_mix(c, wg_mix(m->soil, m->sand, thick),
-                   dep * (0.4f + 0.45f * thick) * (1.0f - steep));
+                   dep * (0.4f + 0.45f * thick) * (1.0f - steep) *
+                       (thick + (1.0f - thick) * gentle));
     }
 
     /* Under open water nothing grows: the bed is silt where the water lies

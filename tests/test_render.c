@@ -230,7 +230,8 @@ WG_TEST(render_materials_from_local_values)
     wg_materials m;
     wg_materials_make(&m, 0.25f);
     int beach = 0, green = 0, rock = 0, snow_n = 0, snow_s = 0, cliff = 0;
-    int fan = 0, bed = 0, seabed = 0, darker = 0;
+    int fan = 0, bed = 0, seabed = 0, darker = 0, soil = 0, slope_clean = 0;
+    int slope_sand = 0;
     const int tries = 50;
     for (int i = 0; i < tries; i++) {
         float x = -2.9f + 0.117f * (float)i, z = 1.7f - 0.071f * (float)i;
@@ -267,6 +268,20 @@ WG_TEST(render_materials_from_local_values)
         g.sediment = -0.02f;
         g.water = 0.001f;
         bed += render_nearest(&m, wg_albedo(&m, &g)) == M_GRAVEL;
+        /* A thin deposit tints level ground toward soil, but not a grassy
+         * slope of 37 degrees (its hollows had been brown spots); a thick
+         * one is sand on that slope too. */
+        wg_ground flat = render_ground(x, z, 0.4f, 0, 1, 0), thin = flat;
+        thin.sediment = 0.015f;
+        soil += render_lum(wg_albedo(&m, &thin)) !=
+                render_lum(wg_albedo(&m, &flat));
+        wg_ground slope = render_ground(x, z, 0.4f, 0.6f, 0.8f, 0);
+        thin = slope;
+        thin.sediment = 0.015f;
+        wg_rgb a = wg_albedo(&m, &slope), b = wg_albedo(&m, &thin);
+        slope_clean += a.r == b.r && a.g == b.g && a.b == b.b;
+        thin.sediment = 0.09f;
+        slope_sand += render_nearest(&m, wg_albedo(&m, &thin)) == M_SAND;
         /* Wet ground is darker than the same ground dry. */
         wg_ground dry = render_ground(x, z, 0.4f, 0, 1, 0), wet = dry;
         wet.water = 0.0009f;
@@ -283,6 +298,10 @@ WG_TEST(render_materials_from_local_values)
     CHECK(fan == tries, "a thick deposit: %d of %d sand", fan, tries);
     CHECK(bed == tries, "a riverbed: %d of %d gravel", bed, tries);
     CHECK(darker == tries, "wet ground: %d of %d darker", darker, tries);
+    CHECK(soil == tries && slope_clean == tries && slope_sand == tries,
+          "a thin deposit: %d of %d tinted on level ground, %d untinted on a "
+          "slope; a thick one %d sand on a slope", soil, tries, slope_clean,
+          slope_sand);
 
     /* The sea level moves the land with it: ground just above the sea is
      * beach, the same height with the sea far below is not. */
