@@ -69,6 +69,7 @@
  *   moved, while at 512 all their 4 MiB stays in cache (0.08 ms).
  */
 #define _GNU_SOURCE /* madvise, syscall, sched_setaffinity */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -253,20 +254,73 @@ static int openmp_place_of(int i, int n)
 #endif
 }
 
-/* Thread i's attributes as libgomp makes them: bound to its place's CPUs,
- * so that its creation fails here as it would there.  Returns attr, or
- * NULL where the thread is not bound; *place is its place or -1. */
+/* The stack libgomp gives its threads: OMP_STACKSIZE's, else
+ * GOMP_STACKSIZE's, each read as libgomp 12 reads it (env.c,
+ * parse_stacksize: a decimal number, then B, K, M or G, K where none,
+ * spaces around; one it cannot read is passed over).  Returns the bytes
+ * and sets *var to the variable's name, or returns 0 where neither
+ * gives one (the thread library's default). */
+static unsigned long openmp_stack_size(const char **var)
+{
+    static const char *const names[] = {"OMP_STACKSIZE", "GOMP_STACKSIZE"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *p = getenv(names[i]);
+        if (!p)
+            continue;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            continue;
+        char *end;
+        errno = 0;
+        const unsigned long v = strtoul(p, &end, 10);
+        if (errno)
+            continue;
+        while (isspace((unsigned char)*end))
+            end++;
+        unsigned shift = 10;
+        if (*end) {
+            static const char units[] = "bkmg";
+            const char *u = strchr(units, tolower((unsigned char)*end));
+            if (!u)
+                continue;
+            shift = 10u * (unsigned)(u - units);
+            for (end++; isspace((unsigned char)*end); end++)
+                ;
+            if (*end)
+                continue;
+        }
+        if (((v << shift) >> shift) != v)
+            continue;
+        *var = names[i];
+        return v << shift;
+    }
+    return 0;
+}
+
+/* Thread i's attributes as libgomp makes them: its stack size
+ * (OMP_STACKSIZE), and bound to its place's CPUs, so that its creation
+ * fails here as it would there.  Returns attr, or NULL where the thread
+ * has the thread library's defaults; *place is its place or -1. */
 static pthread_attr_t *openmp_trial_attr(int i, int n, pthread_attr_t *attr,
                                          int *place)
 {
     *place = openmp_place_of(i, n);
 #ifdef _OPENMP
+    const char *var;
+    const unsigned long stack = openmp_stack_size(&var);
     const int k = *place < 0 ? 0 : omp_get_place_num_procs(*place);
     int *ids = k > 0 ? malloc((size_t)k * sizeof *ids) : NULL;
-    if (!ids || pthread_attr_init(attr) != 0) {
+    if ((!ids && !stack) || pthread_attr_init(attr) != 0) {
         free(ids);
         return NULL;
     }
+    /* libgomp keeps the default where the size is refused (below
+     * PTHREAD_STACK_MIN, with its own warning). */
+    if (stack)
+        pthread_attr_setstacksize(attr, stack);
+    if (!ids)
+        return attr;
     omp_get_place_proc_ids(*place, ids);
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -356,6 +410,19 @@ static int openmp_can_start(int threads, char *err)
                        "this process may use (%s); give --threads %d, or "
                        "places of the CPUs here", threads, n, n, where,
                        strerror(e), n);
+    }
+    /* A stack too large to map (OMP_STACKSIZE=100G) fails as a process
+     * limit does, with EAGAIN: a thread with the default stack that
+     * starts tells the two apart. */
+    const char *var;
+    const unsigned long stack = openmp_stack_size(&var);
+    pthread_t plain;
+    if (stack && pthread_create(&plain, NULL, openmp_trial_main, &t) == 0) {
+        pthread_join(plain, NULL);
+        return wg_fail(err, "cannot start %d threads, only %d: each needs "
+                       "the stack of %lu bytes that %s='%s' asks for (%s); "
+                       "give a smaller %s, or --threads %d", threads, n,
+                       stack, var, getenv(var), strerror(e), var, n);
     }
     return wg_fail(err, "cannot start %d threads, only %d (%s: a "
                    "limit on processes, ulimit -u or a control group's "

@@ -1374,3 +1374,34 @@ WG_TEST(hostile_tmpdir_of_a_piped_tiff_is_tried_first)
         CHECK(strstr(c.err, want[i]), "want '%s' in: %s", want[i], c.err);
     wg_cli_free(&c);
 }
+
+/* OMP_STACKSIZE (or GOMP_STACKSIZE) too large for a thread to start with:
+ * libgomp's pthread_create failed and it exited, "Thread creation failed:
+ * Resource temporarily unavailable", whatever --mesh said (auto chose
+ * openmp on two cores).  Now openmp is not available, naming the variable
+ * and the size; a stack that fits still runs it.  Under ulimit -v, so
+ * that the size fails whatever the kernel's overcommit. */
+WG_TEST(hostile_huge_openmp_stack_names_the_variable)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = hostile_sh(
+        "ulimit -v 4194304; for e in 'OMP_STACKSIZE=8G' 'OMP_STACKSIZE=x GOMP_STACKSIZE=8388608' "
+        "'OMP_STACKSIZE=64M'; do env $e ./worldgen --size 64 --mesh openmp --threads 2 -q "
+        "--no-image; echo $?; done; OMP_STACKSIZE=8G ./worldgen --size 64 --mesh all "
+        "--threads 2 --no-image | grep -c '^skip    openmp: '");
+    if (strstr(c.err, "built without OpenMP")) {
+        wg_skip("no openmp backend in this build (make OPENMP=)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n1\n0\n1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 threads, "
+                        "only 1: each needs the stack of 8589934592 bytes that "
+                        "OMP_STACKSIZE='8G' asks for (Resource temporarily unavailable); give "
+                        "a smaller OMP_STACKSIZE, or --threads 1\n") &&
+              strstr(c.err, "the stack of 8589934592 bytes that GOMP_STACKSIZE='8388608' "
+                            "asks for") &&
+              !strstr(c.err, "Thread creation failed"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
