@@ -1061,10 +1061,20 @@ static int parse_args(int argc, char **argv, settings *s)
             s->world.sea += 0.0f; /* "-0" is the sea level 0 (SPEC.md) */
             break;
         case OPT_WATERMAP:
-            s->watermap = optarg;
-            break;
         case OPT_SEDIMENTMAP:
-            s->sedimentmap = optarg;
+        case OPT_HEIGHTMAP:
+            /* Refused now, as --json's and --gltf's: with
+             * --heightmap-format it had reached the writer, a runtime
+             * failure (exit 1) found after the options. */
+            if (optarg[0] == '\0')
+                return usage_error("--%s: '' is not a file name ('-' is "
+                                   "standard output)",
+                                   c == OPT_HEIGHTMAP  ? "heightmap"
+                                   : c == OPT_WATERMAP ? "watermap"
+                                                       : "sedimentmap");
+            *(c == OPT_HEIGHTMAP  ? &s->heightmap
+              : c == OPT_WATERMAP ? &s->watermap
+                                  : &s->sedimentmap) = optarg;
             break;
         case OPT_NORMALMAP:
         case OPT_ALBEDO: {
@@ -1124,9 +1134,6 @@ static int parse_args(int argc, char **argv, settings *s)
             break;
         case OPT_HISTOGRAM:
             s->histogram = 1;
-            break;
-        case OPT_HEIGHTMAP:
-            s->heightmap = optarg;
             break;
         case OPT_HEIGHTMAP_FORMAT:
             s->heightmap_format = wg_heightmap_format_named(optarg);

@@ -1405,3 +1405,25 @@ WG_TEST(hostile_huge_openmp_stack_names_the_variable)
           "%s", c.err);
     wg_cli_free(&c);
 }
+
+/* An empty file name is a usage error for every option that takes one,
+ * before any work: with --heightmap-format, --heightmap '' (and
+ * --watermap '', --sedimentmap '') had reached the writer, "cannot write
+ * '': empty file name", a runtime failure (exit 1). */
+WG_TEST(hostile_empty_file_name_is_a_usage_error_everywhere)
+{
+    static const char *const options[] = {"--heightmap", "--watermap", "--sedimentmap",
+                                          "--normalmap", "--albedo",   "--json",
+                                          "--obj",       "--gltf",     "--out"};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        for (int format = 0; format < 2; format++) {
+            const char *argv[] = {"--size", "16", "-q", "--mesh", "scalar", options[i], "",
+                                  format ? "--heightmap-format" : NULL, "pfm", NULL};
+            wg_cli c = wg_cli_run(argv);
+            char want[64];
+            snprintf(want, sizeof want, "%s: '' is", options[i]);
+            CHECK(c.status == 2 && strstr(c.err, want), "%s ''%s: %d %s", options[i],
+                  format ? " --heightmap-format pfm" : "", c.status, c.err);
+            wg_cli_free(&c);
+        }
+}
