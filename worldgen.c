@@ -474,8 +474,10 @@ static int parse_region(const char *val, wg_rect *r)
         const char *d = p + (hex ? 2 : 0);
         size_t len = strspn(d, hex ? "0123456789abcdefABCDEF" : "0123456789");
         /* More than 9 digits (8 in hex) is beyond any world: check_region
-         * says so. */
-        unsigned long long x = len > (hex ? 8u : 9u)
+         * says so.  Leading zeros do not count, as they do not for --size
+         * ('0000000001' had been taken for beyond the world). */
+        const size_t zeros = strspn(d, "0");
+        unsigned long long x = len - zeros > (hex ? 8u : 9u)
                                    ? UINT32_MAX
                                    : strtoull(d, NULL, hex ? 16 : 10);
         if (len == 0 || d[len] != (i < 3 ? ',' : '\0'))

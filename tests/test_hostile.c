@@ -1427,3 +1427,23 @@ WG_TEST(hostile_empty_file_name_is_a_usage_error_everywhere)
             wg_cli_free(&c);
         }
 }
+
+/* --region's numbers with leading zeros are the numbers, as --size's are:
+ * ten digits or more had been taken for a place beyond any world ("is
+ * outside the 16x16 world" for 0000000001,...). */
+WG_TEST(hostile_region_numbers_with_leading_zeros)
+{
+    wg_cli c = hostile_sh("mkdir -p rzero && cd rzero && ../worldgen --size 16 --mesh scalar "
+                          "-q --region 1,2,3,4 --heightmap a.pfm && ../worldgen --size 16 "
+                          "--mesh scalar -q --region 00000000000000000001,0000000000002,"
+                          "0x00000000000000003,0X0000000004 --heightmap b.pfm && cmp a.pfm "
+                          "b.pfm && echo same");
+    CHECK(strcmp(c.out, "same\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    /* Ten significant digits are still beyond any world. */
+    const char *argv[] = {"--size", "16", "-q", "--region", "0001000000000,0,1,1", NULL};
+    c = wg_cli_run(argv);
+    CHECK(c.status == 2 && strstr(c.err, "is outside the 16x16 world"), "%d %s", c.status,
+          c.err);
+    wg_cli_free(&c);
+}
