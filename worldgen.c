@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2299,6 +2300,19 @@ __attribute__((constructor)) static void check_stack_limit(void)
         "worldgen needs at least %u KiB: raise it (ulimit -s 8192)",
         (unsigned long long)rl.rlim_cur / 1024, WG_STACK_MIN / 1024);
     _exit(1);
+}
+
+/* Under an address space limit (ulimit -v), one malloc arena: glibc gives
+ * each thread that meets another in malloc an arena of its own, 64 MiB of
+ * address space reserved apiece, up to eight a CPU, until the limit is
+ * used up.  The threads of lavapipe's device took what the limit left
+ * after every check, and its shader compiler then crashed (vulkan.c,
+ * vulkan_address_space_check).  A constructor, before any thread. */
+__attribute__((constructor)) static void one_arena_under_a_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        mallopt(M_ARENA_MAX, 1);
 }
 
 int main(int argc, char **argv)

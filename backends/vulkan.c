@@ -164,13 +164,16 @@
  * time within 0.3 ms. */
 #ifdef WG_HAVE_VULKAN
 
+#define _GNU_SOURCE /* pthread_getattr_default_np */
 #include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <vulkan/vulkan.h>
@@ -1137,13 +1140,76 @@ static int vulkan_auto_rank(const wg_job *job)
     return gpu ? 100 : 0;
 }
 
+/* The threads a CPU device starts with its device, for its stacks: a
+ * rasteriser thread per CPU online (LP_NUM_THREADS, where it says more)
+ * and four more (two of its queue, its disk cache's and one other), as
+ * lavapipe (Mesa 22.3) starts them on 2 CPUs. */
+static long vulkan_cpu_device_threads(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *lp = getenv("LP_NUM_THREADS");
+    long asked = lp ? strtol(lp, NULL, 10) : 0;
+    cpus = cpus < 1 ? 1 : cpus;
+    return (asked > cpus && asked < 1024 ? asked : cpus) + 4;
+}
+
+/* Under an address space limit (ulimit -v), a CPU device's driver maps
+ * what its device needs from what the limit leaves, and lavapipe did not
+ * survive too little: a segmentation fault (or glibc's "double free or
+ * corruption") in vkCreateDevice when a thread of its pool got no stack,
+ * and in vkCreateComputePipelines when LLVM got no memory for its code.
+ * Measured with one malloc arena (main keeps one under a limit), --size
+ * 16 on 2 CPUs: the device 52.7 MiB (six threads of 8 MiB stacks), the
+ * pipelines 6 MiB, and every run with less than 8 MiB left by then
+ * crashed.  So the device is counted as a stack for each of its threads
+ * (vulkan_cpu_device_threads), the run's host memory (vulkan_host_bytes:
+ * its buffers and the fields read back) and 32 MiB for the shader
+ * compiler, against the limit less what is mapped now (the instance made:
+ * the driver and LLVM loaded).  Returns 0, or -1 with err saying both. */
+static int vulkan_address_space_check(const vulkan_ctx *v, char *err)
+{
+    struct rlimit rl;
+    if (v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU ||
+        getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    unsigned long long vm_kib = 0;
+    char line[256];
+    FILE *fp = fopen("/proc/self/status", "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (sscanf(line, "VmSize: %llu kB", &vm_kib) == 1)
+            break;
+    if (fp)
+        fclose(fp);
+    if (vm_kib == 0) /* no /proc: what is mapped is not known */
+        return 0;
+    size_t stack = 8u << 20;
+    pthread_attr_t attr;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &stack);
+        pthread_attr_destroy(&attr);
+    }
+    const double mib = 1048576.0;
+    const double need = (double)vulkan_cpu_device_threads() * (double)stack +
+                        vulkan_host_bytes(v->job) + 32.0 * mib;
+    double left = (double)rl.rlim_cur - (double)vm_kib * 1024.0;
+    left = left > 0 ? left : 0;
+    if (left >= need)
+        return 0;
+    return wg_fail(err, "vulkan: %s needs %.0f MiB more address space for "
+                   "%s (its threads' stacks, the buffers and its shader "
+                   "compiler), and the address space limit (ulimit -v) "
+                   "leaves it %.0f MiB: raise the limit, or use another "
+                   "backend", v->d.props.deviceName, ceil(need / mib), v->d.what,
+                   floor(left / mib));
+}
+
 static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
 {
     (void)t; /* registry.c times all of open() as the setup */
     vulkan_ctx *v = vulkan_start(job, err);
     if (!v)
         return NULL;
-    if (vulkan_dev_create(&v->d, err) || vulkan_create_buffers(v, err) ||
+    if (vulkan_address_space_check(v, err) || vulkan_dev_create(&v->d, err) || vulkan_create_buffers(v, err) ||
         vulkan_create_descriptors(v, err) ||
         vulkan_create_pipelines(v, err) || vulkan_create_commands(v, err))
         goto fail;

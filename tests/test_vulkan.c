@@ -926,3 +926,35 @@ WG_TEST(vulkan_memory_check_counts_a_shared_devices_buffers)
           "%d: %s", c.status, c.err);
     wg_cli_free(&c);
 }
+
+/* Under an address space limit that leaves lavapipe too little for its
+ * device (its threads' stacks) or its shader compiler, it had crashed: a
+ * segmentation fault, or glibc's "double free or corruption", at limits
+ * just below the least that runs.  Each limit from there down by 2 MiB
+ * steps is now a failure with the reason, exit 1.  The least is found by
+ * halving, at 1 MiB. */
+WG_TEST(vulkan_tight_address_space_limit_is_said_not_crashed)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
+    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
+    wg_cli_free(&c);
+    if (cpu < 0) {
+        wg_skip("no CPU Vulkan device (lavapipe) here");
+        return;
+    }
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "wg() { (ulimit -v $1; exec ./worldgen --size 16 --mesh vulkan --gpu %d -q "
+             "--no-image --hydraulic 2 2>>tight.err) 2>/dev/null; }; rm -f tight.err; "
+             "lo=65536 hi=4194304; wg $hi || { echo \"none at $hi\"; exit 0; }; "
+             "while [ $((hi - lo)) -gt 1024 ]; do mid=$(((lo + hi) / 2)); "
+             "if wg $mid; then hi=$mid; else lo=$mid; fi; done; "
+             "rm -f tight.err; for k in 1 2 3 4 5 6 7 8 9 10; do wg $((hi - 2048 * k)); printf '%%s ' $?; done; "
+             "grep -c 'address space limit (ulimit -v) leaves it' tight.err; "
+             "grep -v '^worldgen: ' tight.err | head -n 3",
+             cpu);
+    c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "1 1 1 1 1 1 1 1 1 1 10\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
