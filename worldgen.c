@@ -1007,6 +1007,54 @@ static float fitted_distance(const wg_render_opts *o)
                               : dflt;
 }
 
+/* A number option's value as a number: a whole number (decimal or 0x
+ * hex) exactly, else a decimal one; 0 where it is neither (a refused
+ * value, said by its parser). */
+static int number_of(const char *v, unsigned long long *whole, double *real,
+                     int *is_whole)
+{
+    const int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    const char *d = v + (hex ? 2 : 0);
+    const char *digits = hex ? "0123456789abcdefABCDEF" : "0123456789";
+    char *end;
+    errno = 0;
+    if (*d && !d[strspn(d, digits)]) {
+        *whole = strtoull(d, NULL, hex ? 16 : 10);
+        *real = (double)*whole;
+        *is_whole = 1;
+        return errno == 0;
+    }
+    *is_whole = 0;
+    *real = strtod(v, &end);
+    return !hex && end != v && !*end && !isspace((unsigned char)v[0]) &&
+           isfinite(*real);
+}
+
+/* Whether a and b are one value of option c, for the warning of an option
+ * given twice: the same text, or for a number option the same number
+ * (16 and 0x10, 0.5 and .50), which changes nothing. */
+static int same_value(int c, const char *a, const char *b)
+{
+    static const int numbers[] = {
+        OPT_SIZE, OPT_SEED, OPT_OCTAVES, OPT_EROSION, OPT_HYDRAULIC,
+        OPT_SEA_LEVEL, OPT_THREADS, OPT_WIDTH, OPT_HEIGHT, OPT_AA,
+        OPT_AZIMUTH, OPT_ELEVATION, OPT_DISTANCE, OPT_FOV, OPT_LOOK,
+        OPT_SUN_AZIMUTH, OPT_SUN_ELEVATION, OPT_GLTF_ERROR};
+    if (strcmp(a, b) == 0)
+        return 1;
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        if (numbers[i] != c)
+            continue;
+        unsigned long long wa, wb;
+        double ra, rb;
+        int ia, ib;
+        if (!number_of(a, &wa, &ra, &ia) || !number_of(b, &wb, &rb, &ib))
+            return 0;
+        return ia && ib ? wa == wb : ra == rb;
+    }
+    return 0;
+}
+
 /* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
  * now (0 after --help or --version). */
 static int parse_args(int argc, char **argv, settings *s)
@@ -1019,7 +1067,7 @@ static int parse_args(int argc, char **argv, settings *s)
         if (c >= OPT_SIZE && c < OPT_COUNT) {
             const int k = c - OPT_SIZE;
             if (optarg && s->given[k] && !s->replaced[k] &&
-                strcmp(s->value[k], optarg) != 0)
+                !same_value(c, s->value[k], optarg))
                 s->replaced[k] = s->value[k];
             s->given[k] = 1;
             s->value[k] = optarg;

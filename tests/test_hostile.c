@@ -1447,3 +1447,32 @@ WG_TEST(hostile_region_numbers_with_leading_zeros)
           c.err);
     wg_cli_free(&c);
 }
+
+/* An option given twice with one number spelled two ways (16 and 0x10,
+ * 0.5 and .50) changes nothing, and gets no word: it had been warned of
+ * as a value dropped ("the last, '0x10', is used, not '16'"). */
+WG_TEST(hostile_one_number_spelled_twice_is_not_said)
+{
+    static const char *const pairs[][3] = {
+        {"--size", "16", "0x10"},          {"--size", "16", "016"},
+        {"--seed", "255", "0XfF"},         {"--sea-level", "0.5", ".50"},
+        {"--sea-level", "0", "-0"},        {"--hydraulic", "3", "0x3"},
+        {"--seed", "18446744073709551615", "0xffffffffffffffff"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const char *argv[] = {"--size", "16", "--mesh", "scalar", "-q", "--no-image",
+                              pairs[i][0], pairs[i][1], pairs[i][0], pairs[i][2], NULL};
+        wg_cli c = wg_cli_run(argv);
+        CHECK(c.status == 0 && !strstr(c.err, "more than once"), "%s %s %s: %d %s",
+              pairs[i][0], pairs[i][1], pairs[i][2], c.status, c.err);
+        wg_cli_free(&c);
+    }
+    /* Two numbers are still said. */
+    const char *argv[] = {"--size", "16", "--size", "0x11", "--mesh", "scalar", "-q",
+                          "--no-image", NULL};
+    wg_cli c = wg_cli_run(argv);
+    CHECK(c.status == 0 && strstr(c.err, "warning: --size is given more than once: the last, "
+                                         "'0x11', is used, not '16'"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
