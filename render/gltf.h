@@ -11,7 +11,7 @@
  * water).  asset.generator is "worldgen VERSION" and asset.extras holds the
  * version and the parameters that make the world again.
  *
- * With max_error E > 0 both meshes are simplified (gltf.c says how), in
+ * With max_error E > 0 both meshes are simplified (simplify.c says how), in
  * tiles of WG_GLTF_TILE cells that join without cracks: every triangle
  * still counter-clockwise seen from above, the world still square, its
  * vertices grid points, and every grid point's height (the water's level)
