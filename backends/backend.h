@@ -182,6 +182,8 @@ void wg_job_describe(const wg_job *job, char *buf, size_t len);
 int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
                    wg_times *t, char *dev, size_t dev_len, char *err);
 
+/* The fields' memory (fields.c). */
+
 /* One field of 'cells' floats, or NULL when memory runs out; free it with
  * wg_field_free() (so can any field of wg_fields and the backends' own
  * field-sized buffers, which the stages swap among themselves).  'slot'

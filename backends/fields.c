@@ -1,0 +1,106 @@
+/* fields.c: the fields' memory (backend.h): each field allocated on its
+ * own slot of a page (wg_field_alloc says why), the six of a world or a
+ * region together, a region's cut down in place to its window when handed
+ * over, and freed. */
+#define _DEFAULT_SOURCE /* madvise */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+int wg_fields_alloc(wg_fields *f, uint32_t n)
+{
+    return wg_fields_alloc_rect(f, n, wg_rect_world(n));
+}
+
+/* The stagger between slots and how many slots there are before they
+ * repeat: 15 x 256 bytes fit in a 4 KiB page with the lead's line. */
+#define WG_FIELD_STAGGER 256
+#define WG_FIELD_SLOTS 15
+
+float *wg_field_alloc(size_t cells, unsigned slot)
+{
+    /* The block's address before the field, where wg_field_free finds
+     * it; the field starts on a cache line, slot * STAGGER past the first
+     * one after that. */
+    size_t lead = 64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
+    if (cells > (SIZE_MAX - lead - 64) / sizeof(float))
+        return NULL;
+    char *block = malloc(cells * sizeof(float) + lead + 64);
+    if (!block)
+        return NULL;
+    uintptr_t at = ((uintptr_t)block + lead + 63) & ~(uintptr_t)63;
+    char *p = (char *)at;
+    memcpy(p - sizeof block, &block, sizeof block);
+    return (float *)(void *)p;
+}
+
+void wg_field_free(float *p)
+{
+    if (!p)
+        return;
+    char *block;
+    memcpy(&block, (char *)p - sizeof block, sizeof block);
+    free(block);
+}
+
+int wg_fields_alloc_rect(wg_fields *f, uint32_t n, wg_rect r)
+{
+    size_t cells = wg_rect_cells(r);
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    f->r = r;
+    f->height = wg_field_alloc(cells, WG_SLOT_HEIGHT);
+    f->water = wg_field_alloc(cells, WG_SLOT_WATER);
+    f->sediment = wg_field_alloc(cells, WG_SLOT_SEDIMENT);
+    f->nx = wg_field_alloc(cells, WG_SLOT_NX);
+    f->ny = wg_field_alloc(cells, WG_SLOT_NY);
+    f->nz = wg_field_alloc(cells, WG_SLOT_NZ);
+    if (f->height && f->water && f->sediment && f->nx && f->ny && f->nz)
+        return 0;
+    wg_fields_free(f);
+    return -1;
+}
+
+void wg_fields_take(wg_fields *f, wg_rect win, wg_fields *out)
+{
+    if (!wg_rect_equal(f->r, win)) {
+        float *fields[6] = {f->height, f->water, f->sediment,
+                            f->nx,     f->ny,    f->nz};
+        const size_t had = wg_rect_cells(f->r), keep = wg_rect_cells(win);
+        const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        for (int i = 0; i < 6; i++) {
+            /* Row y goes from (win.y + y - r.y) * r.w + (win.x - r.x) to
+             * y * win.w, never later: front to back, memmove is safe. */
+            for (uint32_t y = 0; y < win.h; y++)
+                memmove(fields[i] + (size_t)y * win.w,
+                        fields[i] + (size_t)(win.y + y - f->r.y) * f->r.w +
+                            (win.x - f->r.x),
+                        win.w * sizeof(float));
+            /* The whole pages past the window: zero-fill on demand again,
+             * and out of the process's memory until then. */
+            uintptr_t lo = ((uintptr_t)(fields[i] + keep) + page - 1) /
+                           page * page;
+            uintptr_t hi = (uintptr_t)(fields[i] + had) / page * page;
+            if (hi > lo)
+                (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        }
+        f->r = win;
+    }
+    *out = *f;
+    memset(f, 0, sizeof *f);
+}
+
+void wg_fields_free(wg_fields *f)
+{
+    wg_field_free(f->height);
+    wg_field_free(f->water);
+    wg_field_free(f->sediment);
+    wg_field_free(f->nx);
+    wg_field_free(f->ny);
+    wg_field_free(f->nz);
+    f->height = f->water = f->sediment = f->nx = f->ny = f->nz = NULL;
+}
