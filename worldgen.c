@@ -1055,14 +1055,245 @@ static int same_value(int c, const char *a, const char *b)
     return 0;
 }
 
-/* Parse argv into s.  Returns -1 to go on, or the exit status to exit with
- * now (0 after --help or --version). */
-static int parse_args(int argc, char **argv, settings *s)
+/* What a parse_*_option says of an option that is not of its group. */
+enum { NOT_MINE = -2 };
+
+/* The World options (the help's sections, in its order) into s.  Returns
+ * 0, EXIT_USAGE after printing why, or NOT_MINE. */
+static int parse_world_option(settings *s, int c, const char *val)
+{
+    int rc;
+    switch (c) {
+    case OPT_SIZE: {
+        /* Beyond a whole world's limit only with --region (which may
+         * come later: check_region). */
+        if (parse_region_size(val, &s->world.size))
+            return 0;
+        /* Say the larger limit too: a user past both needs it. */
+        char note[64];
+        uint64_t v;
+        snprintf(note, sizeof note, "; up to %u with --region",
+                 WG_REGION_SIZE_MAX);
+        rc = parse_u64_noted("size", val, WG_SIZE_MIN, WG_SIZE_MAX, note, &v);
+        if (rc == 0)
+            s->world.size = (uint32_t)v;
+        return rc;
+    }
+    case OPT_SEED:
+        return parse_u64("seed", val, 0, UINT64_MAX, &s->world.seed);
+    case OPT_OCTAVES:
+        return parse_u32("octaves", val, 1, WG_MAX_OCTAVES, &s->world.octaves);
+    case OPT_EROSION:
+        s->passes_given = 1;
+        return parse_u32("erosion", val, 0, WG_EROSION_MAX, &s->world.passes);
+    case OPT_HYDRAULIC:
+        s->steps_given = 1;
+        return parse_u32("hydraulic", val, 0, WG_HYDRAULIC_MAX,
+                         &s->world.steps);
+    case OPT_SEA_LEVEL:
+        rc = parse_float("sea-level", val, 0, 1, &s->world.sea);
+        s->world.sea += 0.0f; /* "-0" is the sea level 0 (SPEC.md) */
+        return rc;
+    case OPT_REGION:
+        s->region_arg = val;
+        return parse_region(val, &s->region);
+    }
+    return NOT_MINE;
+}
+
+/* The Backends options into s (--list-devices is an action:
+ * parse_action_option).  Returns 0, EXIT_USAGE after printing why, or
+ * NOT_MINE. */
+static int parse_backend_option(settings *s, int c, const char *val)
+{
+    int rc;
+    switch (c) {
+    case OPT_MESH:
+        s->mesh = val;
+        return parse_backends("mesh", val, &s->mesh_set, &s->mesh_auto);
+    case OPT_REQUIRE:
+        s->require = val;
+        return parse_backends("require", val, &s->require_set, NULL);
+    case OPT_THREADS: {
+        uint32_t t;
+        rc = parse_u32("threads", val, 1, 1024, &t);
+        if (rc == 0)
+            s->threads = (int)t;
+        return rc;
+    }
+    case OPT_POWER:
+        if (strcmp(val, "high-performance") == 0)
+            s->power = WG_POWER_HIGH;
+        else if (strcmp(val, "low-power") == 0)
+            s->power = WG_POWER_LOW;
+        else
+            return usage_error("--power: '%s' is not a preference (valid: "
+                               "high-performance, low-power)", val);
+        return 0;
+    case OPT_GPU:
+        if (val[0] == '\0')
+            return usage_error("--gpu: '' names no device (valid: an "
+                               "index or a name substring, see "
+                               "--list-devices)");
+        s->gpu = val;
+        return 0;
+    case OPT_CHECK:
+        s->check = 1;
+        return 0;
+    }
+    return NOT_MINE;
+}
+
+/* The Output options into s.  Returns 0, EXIT_USAGE after printing why, or
+ * NOT_MINE. */
+static int parse_output_option(settings *s, int c, const char *val)
+{
+    switch (c) {
+    case OPT_JSON:
+        if (val[0] == '\0') /* refused now, not after the world */
+            return usage_error("--json: '' is not a file name ('-' is "
+                               "standard output)");
+        s->json = val;
+        return 0;
+    case OPT_HISTOGRAM:
+        s->histogram = 1;
+        return 0;
+    case OPT_HEIGHTMAP_FORMAT:
+        s->heightmap_format = wg_heightmap_format_named(val);
+        if (s->heightmap_format == WG_HM_NONE)
+            return usage_error("--heightmap-format: '%s' is not a height "
+                               "map format (valid: pfm, png, r16, tif)", val);
+        return 0;
+    case OPT_HEIGHTMAP:
+    case OPT_WATERMAP:
+    case OPT_SEDIMENTMAP:
+        /* Refused now, as --json's and --gltf's: with --heightmap-format
+         * it had reached the writer, a runtime failure (exit 1) found
+         * after the options. */
+        if (val[0] == '\0')
+            return usage_error("--%s: '' is not a file name ('-' is "
+                               "standard output)",
+                               c == OPT_HEIGHTMAP  ? "heightmap"
+                               : c == OPT_WATERMAP ? "watermap"
+                                                   : "sedimentmap");
+        *(c == OPT_HEIGHTMAP  ? &s->heightmap
+          : c == OPT_WATERMAP ? &s->watermap
+                              : &s->sedimentmap) = val;
+        return 0;
+    case OPT_NORMALMAP:
+    case OPT_ALBEDO: {
+        wg_hm_format f = wg_heightmap_format_of_path(val);
+        if (f != WG_HM_PNG && f != WG_HM_TIF)
+            return usage_error("--%s: '%s' is not a .png or .tif file "
+                               "name (the extension gives the format)",
+                               c == OPT_ALBEDO ? "albedo" : "normalmap", val);
+        if (c == OPT_ALBEDO)
+            s->albedo = val;
+        else
+            s->normalmap = val;
+        return 0;
+    }
+    case OPT_OBJ:
+        s->obj = val;
+        return 0;
+    case OPT_GLTF:
+        if (val[0] == '\0')
+            return usage_error("--gltf: '' is not a file name ('-' is "
+                               "standard output)");
+        s->gltf = val;
+        return 0;
+    case OPT_GLTF_ERROR:
+        return parse_float("gltf-error", val, 0, WG_GLTF_ERROR_MAX,
+                           &s->gltf_error);
+    case 'q':
+        s->quiet = 1;
+        return 0;
+    }
+    return NOT_MINE;
+}
+
+/* The Picture options into s.  Returns 0, EXIT_USAGE after printing why,
+ * or NOT_MINE. */
+static int parse_picture_option(settings *s, int c, const char *val)
+{
+    wg_render_opts *r = &s->render;
+    switch (c) {
+    case OPT_OUT:
+        s->out = val;
+        s->out_given = 1;
+        return 0;
+    case OPT_NO_IMAGE:
+        s->no_image = 1;
+        return 0;
+    case OPT_SHOW:
+        s->show = 1;
+        return 0;
+    case OPT_WIDTH:
+        return parse_u32("width", val, WG_RENDER_SIDE_MIN, WG_RENDER_SIDE_MAX,
+                         &r->width);
+    case OPT_HEIGHT:
+        return parse_u32("height", val, WG_RENDER_SIDE_MIN,
+                         WG_RENDER_SIDE_MAX, &r->height);
+    case OPT_AA:
+        return parse_u32("aa", val, 1, WG_RENDER_AA_MAX, &r->aa);
+    case OPT_AZIMUTH:
+        return parse_float("azimuth", val, -WG_AZIMUTH_MAX, WG_AZIMUTH_MAX,
+                           &r->cam.azimuth);
+    case OPT_ELEVATION:
+        return parse_float("elevation", val, -WG_CAMERA_ELEVATION_MAX,
+                           WG_CAMERA_ELEVATION_MAX, &r->cam.elevation);
+    case OPT_DISTANCE:
+        s->distance_given = 1;
+        return parse_float("distance", val, WG_CAMERA_DISTANCE_MIN,
+                           WG_CAMERA_DISTANCE_MAX, &r->cam.distance);
+    case OPT_FOV:
+        return parse_float("fov", val, 1, 150, &r->cam.fov);
+    case OPT_LOOK:
+        return parse_float("look", val, -10, 10, &r->cam.look);
+    case OPT_SUN_AZIMUTH:
+        return parse_float("sun-azimuth", val, -WG_AZIMUTH_MAX,
+                           WG_AZIMUTH_MAX, &r->sun_azimuth);
+    case OPT_SUN_ELEVATION:
+        return parse_float("sun-elevation", val, -WG_SUN_ELEVATION_MAX,
+                           WG_SUN_ELEVATION_MAX, &r->sun_elevation);
+    case OPT_NO_CULL:
+        r->cull = 0;
+        return 0;
+    case OPT_VIEW:
+        if (wg_render_view_parse(val, &r->view) != 0)
+            return usage_error("--view: '%s' is not a view (valid: orbit, "
+                               "map)", val);
+        return 0;
+    }
+    return NOT_MINE;
+}
+
+/* --help, --version and --list-devices: noted in *action (the first of
+ * --help and --version; act() runs it once every option is checked).
+ * Returns 0, or NOT_MINE. */
+static int parse_action_option(int c, int *action)
+{
+    switch (c) {
+    case OPT_LIST_DEVICES:
+        *action = c;
+        return 0;
+    case 'h':
+    case 'V':
+        *action = *action ? *action : c; /* the first of them */
+        return 0;
+    }
+    return NOT_MINE;
+}
+
+/* Read every option on the command line into s, each checked alone, and
+ * which action (--help, --version, --list-devices) it asks for into
+ * *action.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static int read_options(int argc, char **argv, settings *s, int *action)
 {
     *s = defaults;
     s->render = wg_render_defaults;
     opterr = 0; /* our messages name the option and the valid values */
-    int c, rc = 0, action = 0; /* 'h', 'V' or OPT_LIST_DEVICES */
+    int c;
     while ((c = getopt_long(argc, argv, ":qhV", long_opts, NULL)) != -1) {
         if (c >= OPT_SIZE && c < OPT_COUNT) {
             const int k = c - OPT_SIZE;
@@ -1072,239 +1303,47 @@ static int parse_args(int argc, char **argv, settings *s)
             s->given[k] = 1;
             s->value[k] = optarg;
         }
-        switch (c) {
-        case OPT_SIZE:
-            /* Beyond a whole world's limit only with --region (which may
-             * come later: check_region). */
-            if (parse_region_size(optarg, &s->world.size))
-                break;
-        {
-            /* Say the larger limit too: a user past both needs it. */
-            char note[64];
-            uint64_t v;
-            snprintf(note, sizeof note, "; up to %u with --region",
-                     WG_REGION_SIZE_MAX);
-            rc = parse_u64_noted("size", optarg, WG_SIZE_MIN, WG_SIZE_MAX,
-                                 note, &v);
-            if (rc == 0)
-                s->world.size = (uint32_t)v;
-            break;
-        }
-        case OPT_SEED:
-            rc = parse_u64("seed", optarg, 0, UINT64_MAX, &s->world.seed);
-            break;
-        case OPT_OCTAVES:
-            rc = parse_u32("octaves", optarg, 1, WG_MAX_OCTAVES,
-                           &s->world.octaves);
-            break;
-        case OPT_EROSION:
-            rc = parse_u32("erosion", optarg, 0, WG_EROSION_MAX,
-                           &s->world.passes);
-            s->passes_given = 1;
-            break;
-        case OPT_HYDRAULIC:
-            rc = parse_u32("hydraulic", optarg, 0, WG_HYDRAULIC_MAX,
-                           &s->world.steps);
-            s->steps_given = 1;
-            break;
-        case OPT_SEA_LEVEL:
-            rc = parse_float("sea-level", optarg, 0, 1, &s->world.sea);
-            s->world.sea += 0.0f; /* "-0" is the sea level 0 (SPEC.md) */
-            break;
-        case OPT_WATERMAP:
-        case OPT_SEDIMENTMAP:
-        case OPT_HEIGHTMAP:
-            /* Refused now, as --json's and --gltf's: with
-             * --heightmap-format it had reached the writer, a runtime
-             * failure (exit 1) found after the options. */
-            if (optarg[0] == '\0')
-                return usage_error("--%s: '' is not a file name ('-' is "
-                                   "standard output)",
-                                   c == OPT_HEIGHTMAP  ? "heightmap"
-                                   : c == OPT_WATERMAP ? "watermap"
-                                                       : "sedimentmap");
-            *(c == OPT_HEIGHTMAP  ? &s->heightmap
-              : c == OPT_WATERMAP ? &s->watermap
-                                  : &s->sedimentmap) = optarg;
-            break;
-        case OPT_NORMALMAP:
-        case OPT_ALBEDO: {
-            wg_hm_format f = wg_heightmap_format_of_path(optarg);
-            if (f != WG_HM_PNG && f != WG_HM_TIF)
-                return usage_error("--%s: '%s' is not a .png or .tif file "
-                                   "name (the extension gives the format)",
-                                   c == OPT_ALBEDO ? "albedo" : "normalmap",
-                                   optarg);
-            if (c == OPT_ALBEDO)
-                s->albedo = optarg;
-            else
-                s->normalmap = optarg;
-            break;
-        }
-        case OPT_MESH:
-            rc = parse_backends("mesh", optarg, &s->mesh_set, &s->mesh_auto);
-            s->mesh = optarg;
-            break;
-        case OPT_REQUIRE:
-            rc = parse_backends("require", optarg, &s->require_set, NULL);
-            s->require = optarg;
-            break;
-        case OPT_THREADS: {
-            uint32_t t;
-            rc = parse_u32("threads", optarg, 1, 1024, &t);
-            s->threads = (int)t;
-            break;
-        }
-        case OPT_CHECK:
-            s->check = 1;
-            break;
-        case OPT_POWER:
-            if (strcmp(optarg, "high-performance") == 0)
-                s->power = WG_POWER_HIGH;
-            else if (strcmp(optarg, "low-power") == 0)
-                s->power = WG_POWER_LOW;
-            else
-                return usage_error("--power: '%s' is not a preference (valid: "
-                                   "high-performance, low-power)", optarg);
-            break;
-        case OPT_GPU:
-            if (optarg[0] == '\0')
-                return usage_error("--gpu: '' names no device (valid: an "
-                                   "index or a name substring, see "
-                                   "--list-devices)");
-            s->gpu = optarg;
-            break;
-        case OPT_LIST_DEVICES:
-            action = c;
-            break;
-        case OPT_JSON:
-            if (optarg[0] == '\0') /* refused now, not after the world */
-                return usage_error("--json: '' is not a file name ('-' is "
-                                   "standard output)");
-            s->json = optarg;
-            break;
-        case OPT_HISTOGRAM:
-            s->histogram = 1;
-            break;
-        case OPT_HEIGHTMAP_FORMAT:
-            s->heightmap_format = wg_heightmap_format_named(optarg);
-            if (s->heightmap_format == WG_HM_NONE)
-                return usage_error("--heightmap-format: '%s' is not a height "
-                                   "map format (valid: pfm, png, r16, tif)",
-                                   optarg);
-            break;
-        case OPT_OUT:
-            s->out = optarg;
-            s->out_given = 1;
-            break;
-        case OPT_NO_IMAGE:
-            s->no_image = 1;
-            break;
-        case OPT_WIDTH:
-            rc = parse_u32("width", optarg, WG_RENDER_SIDE_MIN,
-                           WG_RENDER_SIDE_MAX, &s->render.width);
-            break;
-        case OPT_HEIGHT:
-            rc = parse_u32("height", optarg, WG_RENDER_SIDE_MIN,
-                           WG_RENDER_SIDE_MAX, &s->render.height);
-            break;
-        case OPT_AA:
-            rc = parse_u32("aa", optarg, 1, WG_RENDER_AA_MAX, &s->render.aa);
-            break;
-        case OPT_AZIMUTH:
-            rc = parse_float("azimuth", optarg, -WG_AZIMUTH_MAX,
-                             WG_AZIMUTH_MAX,
-                             &s->render.cam.azimuth);
-            break;
-        case OPT_ELEVATION:
-            rc = parse_float("elevation", optarg, -WG_CAMERA_ELEVATION_MAX,
-                             WG_CAMERA_ELEVATION_MAX,
-                             &s->render.cam.elevation);
-            break;
-        case OPT_DISTANCE:
-            rc = parse_float("distance", optarg, WG_CAMERA_DISTANCE_MIN,
-                             WG_CAMERA_DISTANCE_MAX,
-                             &s->render.cam.distance);
-            s->distance_given = 1;
-            break;
-        case OPT_FOV:
-            rc = parse_float("fov", optarg, 1, 150, &s->render.cam.fov);
-            break;
-        case OPT_LOOK:
-            rc = parse_float("look", optarg, -10, 10, &s->render.cam.look);
-            break;
-        case OPT_SUN_AZIMUTH:
-            rc = parse_float("sun-azimuth", optarg, -WG_AZIMUTH_MAX,
-                             WG_AZIMUTH_MAX,
-                             &s->render.sun_azimuth);
-            break;
-        case OPT_SUN_ELEVATION:
-            rc = parse_float("sun-elevation", optarg, -WG_SUN_ELEVATION_MAX,
-                             WG_SUN_ELEVATION_MAX,
-                             &s->render.sun_elevation);
-            break;
-        case OPT_NO_CULL:
-            s->render.cull = 0;
-            break;
-        case OPT_OBJ:
-            s->obj = optarg;
-            break;
-        case OPT_GLTF:
-            if (optarg[0] == '\0')
-                return usage_error("--gltf: '' is not a file name ('-' is "
-                                   "standard output)");
-            s->gltf = optarg;
-            break;
-        case OPT_GLTF_ERROR:
-            rc = parse_float("gltf-error", optarg, 0, WG_GLTF_ERROR_MAX,
-                             &s->gltf_error);
-            break;
-        case OPT_SHOW:
-            s->show = 1;
-            break;
-        case OPT_VIEW:
-            if (wg_render_view_parse(optarg, &s->render.view) != 0)
-                return usage_error("--view: '%s' is not a view (valid: orbit, "
-                                   "map)", optarg);
-            break;
-        case OPT_REGION:
-            rc = parse_region(optarg, &s->region);
-            s->region_arg = optarg;
-            break;
-        case 'q':
-            s->quiet = 1;
-            break;
-        case 'h':
-        case 'V':
-            action = action ? action : c; /* the first of them */
-            break;
-        case ':':
+        if (c == ':')
             return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default:
+        int rc = parse_world_option(s, c, optarg);
+        if (rc == NOT_MINE)
+            rc = parse_backend_option(s, c, optarg);
+        if (rc == NOT_MINE)
+            rc = parse_output_option(s, c, optarg);
+        if (rc == NOT_MINE)
+            rc = parse_picture_option(s, c, optarg);
+        if (rc == NOT_MINE)
+            rc = parse_action_option(c, action);
+        if (rc == NOT_MINE)
             return bad_option(argv[optind - 1], optopt);
-        }
         if (rc)
             return rc;
     }
     if (optind < argc)
         return usage_error("unexpected argument '%s'", argv[optind]);
-    rc = check_region(s);
-    if (rc >= 0)
-        return rc;
-    /* Counts not given follow the resolution, so that every size makes the
-     * same landscape (SPEC.md, "Defaults in world terms"). */
+    return -1;
+}
+
+/* The defaults that follow other options: the counts not given follow the
+ * resolution, so that every size makes the same landscape (SPEC.md,
+ * "Defaults in world terms"); and a distance not given is the default, or
+ * farther where the whole block would not fit the frame (a camera high
+ * above it, a narrow --fov, a tall picture) and was cut at the frame's
+ * edges. */
+static void settle_defaults(settings *s)
+{
     if (!s->passes_given)
         s->world.passes = wg_default_passes(s->world.size);
     if (!s->steps_given)
         s->world.steps = wg_default_steps(s->world.size);
-    /* Nor a distance: the default, or farther where the whole block would
-     * not fit the frame (a camera high above it, a narrow --fov, a tall
-     * picture) and was cut at the frame's edges. */
     if (!s->distance_given)
         s->render.cam.distance = fitted_distance(&s->render);
+}
 
-    /* A map's format: --heightmap-format for '-' or to override, else its
-     * extension. */
+/* A map's format: --heightmap-format for '-' or to override, else its
+ * extension.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static int settle_map_formats(settings *s)
+{
     struct { const char *opt, *path; wg_hm_format *f; } maps[] = {
         {"heightmap", s->heightmap, &s->heightmap_format},
         {"watermap", s->watermap, &s->watermap_format},
@@ -1328,8 +1367,15 @@ static int parse_args(int argc, char **argv, settings *s)
                                "--heightmap-format)", maps[i].opt,
                                maps[i].path);
     }
-    /* The picture and the meshes show the whole world: a region run (a
-     * tile) writes its maps and its JSON. */
+    return -1;
+}
+
+/* The outputs against the world: the picture and the meshes show the
+ * whole world (a region run, a tile, writes its maps and its JSON); no
+ * PNG map too large for its readers.  Returns -1 to go on, or EXIT_USAGE
+ * after printing why. */
+static int check_outputs_fit(const settings *s)
+{
     const char *whole = s->out_given ? "--out" : s->obj ? "--obj"
                         : s->gltf ? "--gltf" : s->show ? "--show" : NULL;
     if (s->region.w && whole)
@@ -1354,19 +1400,25 @@ static int parse_args(int argc, char **argv, settings *s)
                                ".tif%s)", pngs[i].opt, pngs[i].path, mw, mh,
                                WG_PNG_MAX, WG_PNG_MAX,
                                i < MAP_HEIGHT_LIKE ? ", .pfm or .r16" : "");
-    /* A picture nobody asked for is not made when the run makes other
-     * outputs: a pipeline's data on standard output, --json for CI, a
-     * height map.  world.png is the default of a run that asks for
-     * nothing else. */
+    return -1;
+}
+
+/* A picture nobody asked for is not made when the run makes other
+ * outputs: a pipeline's data on standard output, --json for CI, a height
+ * map.  world.png is the default of a run that asks for nothing else. */
+static void settle_picture(settings *s)
+{
     if (!s->out_given && !s->show &&
         (s->heightmap || s->watermap || s->sedimentmap || s->json || s->obj ||
          s->gltf || s->normalmap || s->albedo || s->region.w))
         s->out = NULL;
-    char gerr[WG_ERR_LEN];
-    if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
-        return usage_error("--gltf: %s", gerr);
-    /* Binary data on a terminal is garbage on the screen and can leave the
-     * terminal in a strange state. */
+}
+
+/* Binary data on a terminal is garbage on the screen and can leave the
+ * terminal in a strange state: no binary output to standard output when
+ * it is one.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static int check_binary_stdout(const settings *s)
+{
     const struct { const char *opt, *path, *what; } bins[] = {
         {"out", s->out, "a PNG picture"},
         {"heightmap", s->heightmap, "a binary height map"},
@@ -1381,6 +1433,14 @@ static int parse_args(int argc, char **argv, settings *s)
                                "worldgen does not write %s to it (redirect "
                                "it to a file or a pipe)", bins[i].opt,
                                bins[i].path, bins[i].what);
+    return -1;
+}
+
+/* --require against --mesh: every backend it names must be one --mesh
+ * runs (or scalar with --check).  Returns -1 to go on, or EXIT_USAGE
+ * after printing why. */
+static int check_require(const settings *s)
+{
     if (s->require_set && !s->mesh_auto &&
         (s->require_set & ~(s->mesh_set | (s->check ? 1u : 0u))))
         return usage_error("--require %s: --mesh %s does not run every "
@@ -1394,7 +1454,37 @@ static int parse_args(int argc, char **argv, settings *s)
                            "is fastest here, which it may not be; name the "
                            "backends to run: --mesh %s", s->require,
                            s->require);
-    rc = check_picture_args(s);
+    return -1;
+}
+
+/* Parse argv into s: read every option, then check them against each
+ * other and settle what follows from them, in this order (a command line
+ * with several faults is refused for the first).  Returns -1 to go on, or
+ * the exit status to exit with now (0 after --help or --version). */
+static int parse_args(int argc, char **argv, settings *s)
+{
+    int action = 0; /* 'h', 'V' or OPT_LIST_DEVICES */
+    int rc = read_options(argc, argv, s, &action);
+    if (rc >= 0)
+        return rc;
+    rc = check_region(s);
+    if (rc >= 0)
+        return rc;
+    settle_defaults(s);
+    rc = settle_map_formats(s);
+    if (rc < 0)
+        rc = check_outputs_fit(s);
+    if (rc >= 0)
+        return rc;
+    settle_picture(s);
+    char gerr[WG_ERR_LEN];
+    if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
+        return usage_error("--gltf: %s", gerr);
+    rc = check_binary_stdout(s);
+    if (rc < 0)
+        rc = check_require(s);
+    if (rc < 0)
+        rc = check_picture_args(s);
     /* The environment is not the command line: --help shows the help
      * whatever it holds (the message's "Try 'worldgen --help'" too). */
     if (rc < 0 && action != 'h')
