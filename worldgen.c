@@ -567,8 +567,8 @@ static int parse_backends(const char *opt, const char *val, unsigned *set,
     }
 }
 
-/* The picture's and the OBJ's options against each other and the other
- * outputs.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+/* The picture's options against each other.  Returns -1 to go on, or
+ * EXIT_USAGE after printing why. */
 static int check_picture_args(settings *s)
 {
     if (s->no_image && s->out_given)
@@ -585,6 +585,14 @@ static int check_picture_args(settings *s)
     if (s->out && s->out[0] == '\0')
         return usage_error("--out: '' is not a file name (for no picture, "
                            "give --no-image)");
+    return -1;
+}
+
+/* The OBJ's file name, which the OBJ and its .mtl write into lines of
+ * text and beside which they write two more files.  Returns -1 to go on,
+ * or EXIT_USAGE after printing why. */
+static int check_obj_name(const settings *s)
+{
     if (s->obj && strcmp(s->obj, "-") == 0)
         return usage_error("--obj: '-' is not supported: the OBJ names its "
                            ".mtl and texture, which must be files beside it");
@@ -630,6 +638,15 @@ static int check_picture_args(settings *s)
                            "read as a folder's end on the OBJ's mtllib line "
                            "and the MTL's map_Kd line (valid: any name "
                            "without one)", s->obj);
+    return -1;
+}
+
+/* Every file the run writes, the side files too (the OBJ's .mtl and
+ * texture, the raw maps' headers, the PNG maps' world files), by the
+ * option that names it: no two may be one, and only one may be standard
+ * output.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static int check_outputs_distinct(const settings *s)
+{
     char mtl[4096], tex[4096];
     if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) != 0)
         return usage_error("--obj: '%s' is too long a path", s->obj);
@@ -652,8 +669,6 @@ static int check_picture_args(settings *s)
                                                       sizeof wld[0]) : NULL;
     const char *awld = s->albedo ? wg_worldfile_of(s->albedo, wld[1],
                                                    sizeof wld[1]) : NULL;
-    /* Every file the run writes, by the option that names it: no two may
-     * be one, and only one may be standard output. */
     struct { const char *opt, *path; } outs[] = {
         {"normalmap", s->normalmap}, {"albedo", s->albedo},
         {"normalmap", nwld},         {"albedo", awld},
@@ -1485,6 +1500,10 @@ static int parse_args(int argc, char **argv, settings *s)
         rc = check_require(s);
     if (rc < 0)
         rc = check_picture_args(s);
+    if (rc < 0)
+        rc = check_obj_name(s);
+    if (rc < 0)
+        rc = check_outputs_distinct(s);
     /* The environment is not the command line: --help shows the help
      * whatever it holds (the message's "Try 'worldgen --help'" too). */
     if (rc < 0 && action != 'h')
