@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "vulkan.h"
 #include "vulkan_device.h"
@@ -45,6 +46,15 @@ const char *vulkan_result_name(VkResult r)
     default:
         return "VkResult (unnamed)";
     }
+}
+
+void vulkan_limit_note(char *buf, size_t len)
+{
+    struct rlimit rl;
+    buf[0] = '\0';
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(buf, len, "; the address space limit (ulimit -v) is %llu "
+                 "MiB", (unsigned long long)(rl.rlim_cur >> 20));
 }
 
 static const char *vulkan_type_name(VkPhysicalDeviceType t)
@@ -198,11 +208,13 @@ int vulkan_dev_instance(vulkan_dev *d, char *err)
                                   : "is a driver such as "
                                     "mesa-vulkan-drivers installed?",
                            set);
-        return wg_fail(err, "vulkan: vkCreateInstance failed: %s (%d)%s%s%s",
+        char note[96];
+        vulkan_limit_note(note, sizeof note);
+        return wg_fail(err, "vulkan: vkCreateInstance failed: %s (%d)%s%s%s%s",
                        vulkan_result_name(rc), (int)rc,
                        set[0] ? "; the drivers are chosen by " : "", set,
                        set[0] ? ": does it name readable driver manifests "
-                                "(JSON files)?" : "");
+                                "(JSON files)?" : "", note);
     }
 
     if (validate) {
@@ -612,12 +624,16 @@ int vulkan_buf_create(vulkan_dev *d, vulkan_buf *b, VkDeviceSize size,
         .memoryTypeIndex = (uint32_t)type,
     };
     VkResult rc = vkAllocateMemory(d->device, &alloc, NULL, &b->mem);
-    if (rc == VK_ERROR_OUT_OF_DEVICE_MEMORY || rc == VK_ERROR_OUT_OF_HOST_MEMORY)
+    if (rc == VK_ERROR_OUT_OF_DEVICE_MEMORY || rc == VK_ERROR_OUT_OF_HOST_MEMORY) {
+        char note[96];
+        vulkan_limit_note(note, sizeof note);
         return wg_fail(err, "vulkan: %s is out of memory for %s (%s "
-                       "allocating %llu MiB): use a smaller --size",
+                       "allocating %llu MiB%s): use a smaller --size%s",
                        d->props.deviceName, d->what[0] ? d->what : "the world",
                        vulkan_result_name(rc),
-                       (unsigned long long)(req.size >> 20));
+                       (unsigned long long)(req.size >> 20), note,
+                       note[0] ? ", or raise the limit" : "");
+    }
     VK_CHECK(rc);
     VK_CHECK(vkBindBufferMemory(d->device, b->buf, b->mem, 0));
 

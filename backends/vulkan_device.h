@@ -61,16 +61,25 @@ typedef struct vulkan_bind {
 /* The name of a VkResult ("VK_ERROR_DEVICE_LOST"). */
 const char *vulkan_result_name(VkResult r);
 
-/* Run a Vulkan call; on failure put its name, the VkResult and where into
- * err and jump to 'fail' (every caller has 'char *err' and that label). */
+/* Under an address space limit (ulimit -v), "; the address space limit
+ * (ulimit -v) is N MiB" into buf, the likely cause of a driver's failure
+ * to make its objects (lavapipe's threads and its shader compiler map
+ * their memory from it); "" without a limit. */
+void vulkan_limit_note(char *buf, size_t len);
+
+/* Run a Vulkan call; on failure put its name, the VkResult, where, and an
+ * address space limit if there is one, into err and jump to 'fail' (every
+ * caller has 'char *err' and that label). */
 #define VK_CHECK(call)                                                      \
     do {                                                                    \
         VkResult vk_rc_ = (call);                                           \
         if (vk_rc_ != VK_SUCCESS) {                                         \
-            wg_fail(err, "vulkan: %.*s failed: %s (%d) at %s:%d",           \
+            char vk_note_[96];                                              \
+            vulkan_limit_note(vk_note_, sizeof vk_note_);                   \
+            wg_fail(err, "vulkan: %.*s failed: %s (%d) at %s:%d%s",         \
                     (int)strcspn(#call, "("), #call,                        \
                     vulkan_result_name(vk_rc_), (int)vk_rc_, __FILE__,     \
-                    __LINE__);                                              \
+                    __LINE__, vk_note_);                                    \
             goto fail;                                                      \
         }                                                                   \
     } while (0)

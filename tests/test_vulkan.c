@@ -958,3 +958,25 @@ WG_TEST(vulkan_tight_address_space_limit_is_said_not_crashed)
     CHECK(strcmp(c.out, "1 1 1 1 1 1 1 1 1 1 10\n") == 0, "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* Under an address space limit too small for the driver to start
+ * (lavapipe loads LLVM), the failure names the limit: it had been
+ * "vkEnumeratePhysicalDevices failed: VK_ERROR_INITIALIZATION_FAILED"
+ * alone, which says nothing of the cause. */
+WG_TEST(vulkan_failure_under_a_limit_names_the_limit)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
+    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
+    wg_cli_free(&c);
+    if (cpu < 0) {
+        wg_skip("no CPU Vulkan device (lavapipe) here");
+        return;
+    }
+    c = wg_cli_sh("(ulimit -v 65536; exec ./worldgen --size 16 --mesh vulkan -q "
+                  "--no-image)");
+    CHECK(c.status == 1 && strstr(c.err, "vulkan") &&
+              strstr(c.err, "the address space limit (ulimit -v) is 64 MiB"),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
