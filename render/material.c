@@ -200,13 +200,17 @@ void wg_relief(const wg_ground *g, float depth, float foot, float n[3])
     if (!(amp > 0.0f))
         return;
     /* Two octaves, 20 and 45 to the world unit (a 513 world has 85 cells
-     * to the unit), each lattice turned (by 0.52 and 1.73 radians): value
-     * noise's slopes run along its lattice, and unturned they drew the
-     * ground in little squares. */
+     * to the unit), each lattice turned (by 0.52 radians, 30 degrees, and
+     * by 60): value noise's slopes run along its lattice, and unturned they
+     * drew the ground in little squares.  A square lattice looks the same
+     * turned by 90 degrees, so 30 and 60 put each octave's axes as far
+     * from the grid's and from the other's as they can be; the fine octave
+     * had been turned by 99 degrees, 9 from the grid, and drew stripes
+     * along it (north-south under the default sun). */
     float sx = 0.0f, sz = 0.0f;
     mat_relief_octave(g, foot, MAT_RELIEF_F1, 0.8678f, 0.4969f, 3.5f, 1.25f,
                       amp, &sx, &sz);
-    mat_relief_octave(g, foot, MAT_RELIEF_F2, -0.1585f, 0.9874f, 14.5f,
+    mat_relief_octave(g, foot, MAT_RELIEF_F2, 0.5f, 0.8660254f, 14.5f,
                       8.25f, 0.5f * amp, &sx, &sz);
     if (sx == 0.0f && sz == 0.0f)
         return;

@@ -2102,6 +2102,54 @@ WG_TEST(render_relief_fades_with_the_footprint_and_under_water)
           wg_relief_finest(0.015f), wg_relief_finest(0.025f));
 }
 
+/* The relief's slope on level ground at (x, z), its pixel 'foot' wide:
+ * the normal's tilt read back as the slope it is (-n.x / n.y, -n.z / n.y:
+ * wg_relief's normalisation cancels). */
+static void render_relief_slope(float x, float z, float foot, float *sx,
+                                float *sz)
+{
+    wg_ground g = {.x = x, .z = z, .h = 0.4f, .n = {0.0f, 1.0f, 0.0f}};
+    float n[3] = {0.0f, 1.0f, 0.0f};
+    wg_relief(&g, 0.0f, foot, n);
+    *sx = -n[0] / n[1];
+    *sz = -n[2] / n[1];
+}
+
+/* Value noise's slopes run along its lattice's axes, so an octave whose
+ * lattice is turned near a multiple of 90 degrees draws the ground in
+ * stripes along the grid's (lit from the west, north-south stripes in
+ * every map and close view).  Each octave alone: the coarse one where a
+ * pixel of 0.012 units has faded the fine one out (and the coarse one not
+ * at all), the fine one as the whole relief less that.  Of its slope's
+ * square, the share that points within 10 degrees of the x or z axis is
+ * 2/9 for a relief with no direction; the fine octave turned by 99
+ * degrees (9 from the axes) had 0.46 of it there. */
+WG_TEST(render_relief_does_not_run_along_the_grid)
+{
+    double near[2] = {0.0, 0.0}, all[2] = {0.0, 0.0};
+    for (int j = 0; j < 200; j++)
+        for (int i = 0; i < 200; i++) {
+            float x = -1.3f + 0.00937f * (float)i;
+            float z = 0.7f + 0.00811f * (float)j;
+            float ax, az, cx, cz;
+            render_relief_slope(x, z, 0.0002f, &ax, &az);
+            render_relief_slope(x, z, 0.012f, &cx, &cz);
+            float s[2][2] = {{cx, cz}, {ax - cx, az - cz}};
+            for (int o = 0; o < 2; o++) {
+                double e = (double)s[o][0] * s[o][0] +
+                           (double)s[o][1] * s[o][1];
+                double a = fmod(atan2(s[o][1], s[o][0]) * 57.29578 + 360.0,
+                                90.0);
+                all[o] += e;
+                near[o] += a < 10.0 || a > 80.0 ? e : 0.0;
+            }
+        }
+    for (int o = 0; o < 2; o++)
+        CHECK(all[o] > 0.0 && near[o] < 0.15 * all[o],
+              "the %s octave: %.3f of its slope within 10 degrees of the "
+              "axes", o ? "fine" : "coarse", near[o] / all[o]);
+}
+
 /* Level ground at 0.2, under the sea at 1 in the haze test: deep water
  * everywhere, whose colour changes only slowly with the view's angle. */
 static float render_flat(float x, float z)
