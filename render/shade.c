@@ -769,8 +769,16 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
             rise = w.rise < 0.0f ? w.rise : 0.0f;
             film = w.film;
         }
+        /* A pixel spans aa / focal of the picture's plane at depth 1, so
+         * its footprint across the ray is the hit's depth (along fwd, not
+         * its distance) times that: off the axis a pixel sees a narrower
+         * angle, and taking the distance had faded the relief out toward
+         * the edges of a wide view (by 1/cos: 3 times at the corners of
+         * --fov 120), where the ground is drawn largest. */
+        float depth = d[0] * c->v->fwd[0] + d[1] * c->v->fwd[1] +
+                      d[2] * c->v->fwd[2];
         col = shade_surface(c, &g, lit, rise, film, unit,
-                            dist * (float)c->aa / c->v->focal);
+                            depth * (float)c->aa / c->v->focal);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the

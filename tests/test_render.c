@@ -2150,6 +2150,66 @@ WG_TEST(render_relief_does_not_run_along_the_grid)
               "axes", o ? "fine" : "coarse", near[o] / all[o]);
 }
 
+/* The standard deviation of the luminance over the w x w pixels from
+ * (x0, y0). */
+static double render_window_spread(const wg_image *img, uint32_t x0,
+                                   uint32_t y0, uint32_t w)
+{
+    double sum = 0.0, sq = 0.0;
+    for (uint32_t y = y0; y < y0 + w; y++)
+        for (uint32_t x = x0; x < x0 + w; x++) {
+            const uint8_t *p = render_px(img, x, y);
+            double l = 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+            sum += l, sq += l * l;
+        }
+    double n = (double)w * w, mean = sum / n;
+    return sqrt(sq / n - mean * mean);
+}
+
+/* Level sand a thousandth above the test world's sea (0.25): one
+ * material all over, so what varies is the relief (and the grain). */
+static float render_beach(float x, float z)
+{
+    (void)x, (void)z;
+    return 0.251f;
+}
+
+/* A level world seen straight down lies in one plane parallel to the
+ * picture's, which the perspective draws at one scale all over: its
+ * relief is as strong at the corners as in the middle, however wide the
+ * view.  The relief's fade took a pixel's footprint from the distance to
+ * the ground, not its depth, and at --fov 120 the corners (twice as far
+ * as deep) had lost it: their luminance spread 2.4 against 4.6 in the
+ * middle (now 4.4 and 4.7; the sand's grain is the rest). */
+WG_TEST(render_relief_is_alike_across_a_wide_view)
+{
+    wg_fields f;
+    CHECK(render_hand_world(129, render_beach, NULL, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 200;
+    o.aa = 1;
+    o.cam.elevation = 89.0f;
+    o.cam.distance = 0.65f;
+    o.cam.look = 0.251f;
+    o.cam.fov = 120.0f;
+    o.sun_elevation = 30.0f;
+    wg_image img = {0};
+    wg_render_stats rs;
+    CHECK(render_it(&f, &o, &img, &rs) == 0);
+    if (img.rgb) {
+        double mid = render_window_spread(&img, 70, 70, 60), corner = 0.0;
+        for (int k = 0; k < 4; k++)
+            corner += render_window_spread(&img, k % 2 ? 160 : 0,
+                                           k / 2 ? 160 : 0, 40) / 4.0;
+        CHECK(mid > 2.0, "the middle's luminance spreads %.2f", mid);
+        CHECK(corner > 0.75 * mid && corner < 1.33 * mid,
+              "the corners' luminance spreads %.2f, the middle's %.2f",
+              corner, mid);
+    }
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
 /* Level ground at 0.2, under the sea at 1 in the haze test: deep water
  * everywhere, whose colour changes only slowly with the view's angle. */
 static float render_flat(float x, float z)
