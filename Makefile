@@ -243,7 +243,10 @@ valgrind: worldgen
 	    --out build/valgrind/all.png >/dev/null
 
 # The option parser under libFuzzer (clang), with ASan and UBSan, for
-# FUZZ_SECONDS on the corpus in tests/fuzz/corpus (which it extends).
+# FUZZ_SECONDS from the seeds in tests/fuzz/corpus; the inputs it finds go
+# to build/fuzz/corpus (the first folder named), which later runs start
+# from too, so that a run leaves the source tree as it found it (it had
+# added a thousand files to tests/fuzz/corpus).
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS := -g -O1 -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
                -I. -Ibuild -Wno-pass-failed -fsanitize=fuzzer,address,undefined $(filter -DWG_HAVE_%,$(CFLAGS))
@@ -256,9 +259,10 @@ build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c tests/san/keep_drivers.c worl
 	    tests/san/keep_drivers.c $(LIB_SRC) $(PKG_CFLAGS) $(SDL_CFLAGS) $(LDLIBS)
 
 fuzz: build/fuzz/fuzz_options
+	@mkdir -p build/fuzz/corpus
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	    build/fuzz/fuzz_options -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
-	    -close_fd_mask=2 -print_final_stats=1 tests/fuzz/corpus
+	    -close_fd_mask=2 -print_final_stats=1 build/fuzz/corpus tests/fuzz/corpus
 
 # deps-install does the work, so that build/config.mk can come after it
 # (see there) without make then saying 'Nothing to be done for deps'.
