@@ -133,12 +133,32 @@ static inline float mat_step(float t)
     return t * t * (3.0f - 2.0f * t);
 }
 
-/* mat_noise's slope (d/dx, d/dz) at (x, z), with the quintic fade
- * 6t^5 - 15t^4 + 10t^3 in place of the smoothstep: the smoothstep's slope
- * has a kink at every lattice line, and lit as a relief it drew the
- * lattice's squares. */
+/* The gradient at lattice point (i, j) of gradient noise: one of eight
+ * unit directions, 45 degrees apart and 22.5 off the axes, by the hash. */
 static inline __attribute__((always_inline)) void
-mat_noise_slope(float x, float z, float *gx, float *gz)
+mat_gradient(int32_t i, int32_t j, float *gx, float *gz)
+{
+    static const float dir[8][2] = {
+        {0.9238795f, 0.3826834f},   {0.3826834f, 0.9238795f},
+        {-0.3826834f, 0.9238795f},  {-0.9238795f, 0.3826834f},
+        {-0.9238795f, -0.3826834f}, {-0.3826834f, -0.9238795f},
+        {0.3826834f, -0.9238795f},  {0.9238795f, -0.3826834f}};
+    uint32_t h = (uint32_t)i * 0x8DA6B343u ^ (uint32_t)j * 0xD8163841u;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    *gx = dir[h & 7][0];
+    *gz = dir[h & 7][1];
+}
+
+/* The slope (d/dx, d/dz) of gradient noise at (x, z), with the quintic
+ * fade 6t^5 - 15t^4 + 10t^3 (the smoothstep's slope has a kink at every
+ * lattice line).  Not the materials' value noise: its slope is flat at
+ * every lattice point and steepest between, and lit as a relief it drew
+ * the lattice's cells as blocks (on a slope in the sky's light, dark
+ * squares). */
+static inline __attribute__((always_inline)) void
+mat_gradient_slope(float x, float z, float *sx, float *sz)
 {
     int32_t i = (int32_t)x, j = (int32_t)z;
     i -= x < (float)i;
@@ -148,15 +168,24 @@ mat_noise_slope(float x, float z, float *gx, float *gz)
     float v = fz * fz * fz * (fz * (fz * 6.0f - 15.0f) + 10.0f);
     float du = 30.0f * fx * fx * (fx * (fx - 2.0f) + 1.0f);
     float dv = 30.0f * fz * fz * (fz * (fz - 2.0f) + 1.0f);
-    float a = mat_corner(i, j), b = mat_corner(i + 1, j);
-    float c = mat_corner(i, j + 1), d = mat_corner(i + 1, j + 1);
-    float k = a - b - c + d;
-    *gx = du * ((b - a) + k * v);
-    *gz = dv * ((c - a) + k * u);
+    float ax, az, bx, bz, cx, cz, dx, dz;
+    mat_gradient(i, j, &ax, &az);
+    mat_gradient(i + 1, j, &bx, &bz);
+    mat_gradient(i, j + 1, &cx, &cz);
+    mat_gradient(i + 1, j + 1, &dx, &dz);
+    float va = ax * fx + az * fz, vb = bx * (fx - 1.0f) + bz * fz;
+    float vc = cx * fx + cz * (fz - 1.0f);
+    float vd = dx * (fx - 1.0f) + dz * (fz - 1.0f);
+    float k = va - vb - vc + vd;
+    *sx = ax + u * (bx - ax) + v * (cx - ax) + u * v * (ax - bx - cx + dx) +
+          du * (v * k + vb - va);
+    *sz = az + u * (bz - az) + v * (cz - az) + u * v * (az - bz - cz + dz) +
+          dv * (u * k + vc - va);
 }
 
 /* The relief's height, per unit of its octaves' noise, on level ground;
- * steep ground has up to 2.3 times as much (wg_relief). */
+ * steep ground has up to 2.3 times as much, near-vertical faces none
+ * (wg_relief). */
 #define MAT_RELIEF 0.0045f
 
 /* One octave of the relief: f lattice cells to the world unit, the
@@ -174,7 +203,7 @@ mat_relief_octave(const wg_ground *g, float foot, float f, float cs, float sn,
     w *= f * (fade < 1.0f ? fade : 1.0f);
     float u = cs * g->x - sn * g->z, v = sn * g->x + cs * g->z;
     float gu, gv;
-    mat_noise_slope(u * f + ox, v * f + oz, &gu, &gv);
+    mat_gradient_slope(u * f + ox, v * f + oz, &gu, &gv);
     /* The slope back in x and z: the turn's transpose. */
     *sx += w * (cs * gu + sn * gv);
     *sz += w * (cs * gv - sn * gu);
@@ -193,20 +222,25 @@ float wg_relief_finest(float foot)
 
 void wg_relief(const wg_ground *g, float depth, float foot, float n[3])
 {
-    /* Rock is rougher than turf; a lake's bed is silt. */
-    float amp = MAT_RELIEF * (0.4f + 2.5f * (1.0f - g->n[1]));
+    /* Rock is rougher than turf; a lake's bed is silt.  The noise is of
+     * x and z, which a steep face stretches down its slope (by 1 / ny),
+     * so it fades out from ny 0.6 (53 degrees) to 0.2 (78): near-vertical
+     * faces had shown it as long dark streaks. */
+    const float ny = g->n[1];
+    float amp = MAT_RELIEF * (0.4f + 2.5f * (1.0f - ny)) *
+                mat_step((ny - 0.2f) * 2.5f);
     if (depth > 0.0f)
         amp *= 1.0f - mat_step(depth * 500.0f);
     if (!(amp > 0.0f))
         return;
     /* Two octaves, 20 and 45 to the world unit (a 513 world has 85 cells
      * to the unit), each lattice turned (by 0.52 radians, 30 degrees, and
-     * by 60): value noise's slopes run along its lattice, and unturned they
-     * drew the ground in little squares.  A square lattice looks the same
-     * turned by 90 degrees, so 30 and 60 put each octave's axes as far
-     * from the grid's and from the other's as they can be; the fine octave
-     * had been turned by 99 degrees, 9 from the grid, and drew stripes
-     * along it (north-south under the default sun). */
+     * by 60): a lattice noise's slopes lean toward its lattice's axes, and
+     * unturned they drew the ground in little squares.  A square lattice
+     * looks the same turned by 90 degrees, so 30 and 60 put each octave's
+     * axes as far from the grid's and from the other's as they can be; the
+     * fine octave had been turned by 99 degrees, 9 from the grid, and drew
+     * stripes along it (north-south under the default sun). */
     float sx = 0.0f, sz = 0.0f;
     mat_relief_octave(g, foot, MAT_RELIEF_F1, 0.8678f, 0.4969f, 3.5f, 1.25f,
                       amp, &sx, &sz);

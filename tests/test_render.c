@@ -2078,6 +2078,10 @@ WG_TEST(render_relief_fades_with_the_footprint_and_under_water)
               "the same point tilts alike");
         CHECK(render_relief_tilt(x, z, 0.7f, 0.002f, 0.001f) == 0.0f,
               "under 0.002 of water at (%g, %g)", x, z);
+        /* A face of 81 degrees, down which noise of x and z would be
+         * stretched into streaks: none. */
+        CHECK(render_relief_tilt(x, z, 0.15f, 0.0f, 0.001f) == 0.0f,
+              "a near-vertical face at (%g, %g)", x, z);
         CHECK(render_relief_tilt(x, z, 0.7f, 0.0f, 0.5f / 20.0f) == 0.0f,
               "a pixel of 1/40 unit at (%g, %g)", x, z);
     }
@@ -2115,15 +2119,16 @@ static void render_relief_slope(float x, float z, float foot, float *sx,
     *sz = -n[2] / n[1];
 }
 
-/* Value noise's slopes run along its lattice's axes, so an octave whose
- * lattice is turned near a multiple of 90 degrees draws the ground in
- * stripes along the grid's (lit from the west, north-south stripes in
+/* A lattice noise's slopes lean toward its lattice's axes, so an octave
+ * whose lattice is turned near a multiple of 90 degrees draws the ground
+ * in stripes along the grid's (lit from the west, north-south stripes in
  * every map and close view).  Each octave alone: the coarse one where a
  * pixel of 0.012 units has faded the fine one out (and the coarse one not
  * at all), the fine one as the whole relief less that.  Of its slope's
  * square, the share that points within 10 degrees of the x or z axis is
- * 2/9 for a relief with no direction; the fine octave turned by 99
- * degrees (9 from the axes) had 0.46 of it there. */
+ * 2/9 for a relief with no direction (the gradient noise of the relief
+ * has 0.24 at most); the fine octave of value noise turned by 99 degrees
+ * (9 from the axes) had 0.46 of it there. */
 WG_TEST(render_relief_does_not_run_along_the_grid)
 {
     double near[2] = {0.0, 0.0}, all[2] = {0.0, 0.0};
@@ -2145,7 +2150,7 @@ WG_TEST(render_relief_does_not_run_along_the_grid)
             }
         }
     for (int o = 0; o < 2; o++)
-        CHECK(all[o] > 0.0 && near[o] < 0.15 * all[o],
+        CHECK(all[o] > 0.0 && near[o] < 0.3 * all[o],
               "the %s octave: %.3f of its slope within 10 degrees of the "
               "axes", o ? "fine" : "coarse", near[o] / all[o]);
 }
