@@ -1380,3 +1380,16 @@ WG_TEST(tiles_default_jobs_read_threads_by_prefix)
         wg_cli_free(&c);
     }
 }
+
+/* A folder's control characters are shown as \xNN in the script's own
+ * messages, as worldgen shows them: the byte itself had gone to the
+ * terminal, which acts on it. */
+WG_TEST(tiles_messages_show_control_characters)
+{
+    wg_cli c = tl_sh("'%s/scripts/tiles' --size 64 --tile 32 --out \"/proc/q$(printf '\\001')\"",
+                     wg_srcdir());
+    CHECK(c.status == 1 && strstr(c.err, "scripts/tiles: cannot make /proc/q\\x01\n") &&
+              !strchr(c.err, '\001'),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
