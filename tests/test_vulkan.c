@@ -903,6 +903,18 @@ WG_TEST(vulkan_sync_validation_is_on)
 #endif
 }
 
+/* The index of the first CPU Vulkan device (lavapipe) in --list-devices,
+ * or -1 after skipping the test when there is none. */
+static int vk_cpu_device(void)
+{
+    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
+    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
+    wg_cli_free(&c);
+    if (cpu < 0)
+        wg_skip("no CPU Vulkan device (lavapipe) here");
+    return cpu;
+}
+
 /* A device that keeps its buffers in the host's memory (lavapipe) counts
  * them in the memory check: a world the CPU backends' fields fit in, but
  * not the device's twenty floats a cell, is refused before it is made. */
@@ -910,13 +922,10 @@ WG_TEST(vulkan_memory_check_counts_a_shared_devices_buffers)
 {
     WG_SKIP_UNDER_ASAN_ULIMIT_V();
     /* The CPU device by its index, where a GPU is there too. */
-    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
-    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
-    wg_cli_free(&c);
-    if (cpu < 0) {
-        wg_skip("no CPU Vulkan device (lavapipe) here");
+    const int cpu = vk_cpu_device();
+    if (cpu < 0)
         return;
-    }
+    wg_cli c;
     char cmd[300];
     snprintf(cmd, sizeof cmd, "ulimit -v 2500000; ./worldgen --size 5000 --mesh vulkan "
              "--gpu %d -q --no-image --hydraulic 1 --erosion 1", cpu);
@@ -936,13 +945,10 @@ WG_TEST(vulkan_memory_check_counts_a_shared_devices_buffers)
 WG_TEST(vulkan_tight_address_space_limit_is_said_not_crashed)
 {
     WG_SKIP_UNDER_ASAN_ULIMIT_V();
-    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
-    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
-    wg_cli_free(&c);
-    if (cpu < 0) {
-        wg_skip("no CPU Vulkan device (lavapipe) here");
+    const int cpu = vk_cpu_device();
+    if (cpu < 0)
         return;
-    }
+    wg_cli c;
     char cmd[1200];
     snprintf(cmd, sizeof cmd,
              "wg() { (ulimit -v $1; exec ./worldgen --size 16 --mesh vulkan --gpu %d -q "
@@ -966,14 +972,10 @@ WG_TEST(vulkan_tight_address_space_limit_is_said_not_crashed)
 WG_TEST(vulkan_failure_under_a_limit_names_the_limit)
 {
     WG_SKIP_UNDER_ASAN_ULIMIT_V();
-    wg_cli c = wg_cli_sh("./worldgen --list-devices | grep -m1 '(cpu' | cut -d: -f1");
-    int cpu = c.status == 0 && c.out[0] >= '0' && c.out[0] <= '9' ? atoi(c.out) : -1;
-    wg_cli_free(&c);
-    if (cpu < 0) {
-        wg_skip("no CPU Vulkan device (lavapipe) here");
+    const int cpu = vk_cpu_device();
+    if (cpu < 0)
         return;
-    }
-    c = wg_cli_sh("(ulimit -v 65536; exec ./worldgen --size 16 --mesh vulkan -q "
+    wg_cli c = wg_cli_sh("(ulimit -v 65536; exec ./worldgen --size 16 --mesh vulkan -q "
                   "--no-image)");
     CHECK(c.status == 1 && strstr(c.err, "vulkan") &&
               strstr(c.err, "the address space limit (ulimit -v) is 64 MiB"),
