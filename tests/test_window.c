@@ -54,6 +54,10 @@ static uint8_t *window_read_ppm(const char *path, int *w, int *h)
     return px;
 }
 
+/* The start of a test's shell under Xvfb, on a 1024x768 screen with no
+ * window manager; the shell's script follows, in single quotes. */
+#define WINDOW_XVFB "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+
 WG_TEST(window_shows_the_picture_under_xvfb)
 {
 #ifndef WG_HAVE_SDL2
@@ -76,7 +80,7 @@ WG_TEST(window_shows_the_picture_under_xvfb)
      * checking is off for these two runs (ASan's other checks stay on). */
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             WINDOW_XVFB
              "WORLDGEN_SHOW_TIMEOUT_MS=30000 %s/worldgen --size 48 -q "
              "--out shown.png --width 400 --height 300 --show & pid=$!; "
              "i=0; while [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); "
@@ -269,6 +273,15 @@ static int window_can_drive(void)
     "  wid=$(xdotool search --name \"^worldgen: seed.* - azimuth\" "          \
     "  2>/dev/null | head -1); done; "
 
+/* Shell, within a test's sh -c '...' (WINDOW_XVFB): worldgen's --show of
+ * a 48 world as a 400x300 picture, NAME.png, its messages in NAME.err,
+ * its process $pid, its window $wid (WINDOW_FIND); %s is the source
+ * tree. */
+#define WINDOW_SHOW(name)                                                     \
+    "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out " name     \
+    ".png --width 400 --height 300 --show 2>" name ".err & pid=$!; "         \
+    WINDOW_FIND
+
 /* Shell: wait until the title is no longer $t0 (a moved view drawn), 30 s
  * at most. */
 #define WINDOW_AWAIT_DRAWN                                                    \
@@ -317,7 +330,7 @@ WG_TEST(window_keys_and_drag_move_the_view_under_xvfb)
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && rm -f moved.png "
              "&& %s/worldgen --size 48 -q --out moved.png --width 400 "
              "--height 300 --azimuth 235 --distance %.9g --sun-elevation 25 "
-             "&& xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             "&& " WINDOW_XVFB
              WINDOW_OPEN("moved.err")
              "xdotool key --window $wid Right Right minus shift+Up "
              "2>/dev/null; "
@@ -396,10 +409,7 @@ WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
-             "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
-             "batch.png --width 400 --height 300 --show 2>batch.err & pid=$!; "
-             WINDOW_FIND
+             WINDOW_XVFB WINDOW_SHOW("batch")
              "t0=$(xdotool getwindowname $wid); kill -STOP $pid; "
              "xdotool key --window $wid Right shift+Up keydown shift "
              "mousemove --window $wid 200 150 mousedown 1 "
@@ -434,10 +444,7 @@ WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
-             "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
-             "focus.png --width 400 --height 300 --show 2>focus.err & pid=$!; "
-             WINDOW_FIND
+             WINDOW_XVFB WINDOW_SHOW("focus")
              "t0=$(xdotool getwindowname $wid); "
              "xdotool mousemove --window $wid 100 75 2>/dev/null; "
              "root=$(xdotool search --maxdepth 0 --name \"\" | head -1); "
@@ -470,10 +477,7 @@ WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
     char cmd[2000];
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
-             "WORLDGEN_SHOW_TIMEOUT_MS=60000 %s/worldgen --size 48 -q --out "
-             "drag.png --width 400 --height 300 --show 2>drag.err & pid=$!; "
-             WINDOW_FIND
+             WINDOW_XVFB WINDOW_SHOW("drag")
              "t0=$(xdotool getwindowname $wid); "
              "xdotool windowsize --sync $wid 200 150 mousemove --window $wid "
              "100 75 mousedown 1 mousemove_relative 40 0 mouseup 1 "
@@ -503,7 +507,7 @@ WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
     snprintf(cmd, sizeof cmd,
              "cd %s && rm -rf vf && mkdir vf && cd vf && "
              "export ASAN_OPTIONS=detect_leaks=0 && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             WINDOW_XVFB
              "WORLDGEN_FAULT=show WORLDGEN_SHOW_TIMEOUT_MS=60000 "
              "%s/worldgen --size 48 -q --out vf.png --width 400 --height 300 "
              "--show 2>vf.err & pid=$!; "
@@ -542,7 +546,7 @@ WG_TEST(window_out_to_a_pipe_ends_before_the_window_under_xvfb)
     snprintf(cmd, sizeof cmd,
              "cd %s && export ASAN_OPTIONS=detect_leaks=0 && "
              "rm -f pipe.fifo && mkfifo pipe.fifo && "
-             "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+             WINDOW_XVFB
              "{ cat > piped.png; i=0; wid=; "
              "while [ -z \"$wid\" ] && [ $i -lt 100 ]; do sleep 0.1; "
              "  i=$((i+1)); wid=$(xdotool search --name "
