@@ -1458,27 +1458,53 @@ static inline float openmp_hyd_weight(float d, float g, float p, float eps)
     return wg_hyd_ftz_nn(t2 * t2, eps);
 }
 
-/* Pass 1 of the cells [x0, x1) of a row, every cell with eight
- * neighbours, ghosts standing in for those outside the world (openmp_ring).
- * Its first half is hydraulic.h's wg_hyd_route_row; sharing it through an
- * inline helper with array out-parameters stopped gcc 12 from vectorising
- * either loop (measured: 8.4 to 46 ns a cell-step at 2048), so the two stay
- * apart and the tests hold them to the same bits.
+/* The statements for the first of a loop pass's J cells (j = 0), and for
+ * the others (j = 1 .. J - 1) when J is larger: J is a constant where it is
+ * used, so the tests fold away and gcc vectorises the loop (loops over j
+ * stopped it: "two or more consecutive inner loops"). */
+#define OMP_J(...)                                                           \
+    do {                                                                     \
+        {                                                                    \
+            const int j = 0;                                                 \
+            __VA_ARGS__;                                                     \
+        }                                                                    \
+        if (J > 1) {                                                         \
+            const int j = 1;                                                 \
+            __VA_ARGS__;                                                     \
+        }                                                                    \
+        if (J > 2) {                                                         \
+            const int j = 2;                                                 \
+            __VA_ARGS__;                                                     \
+        }                                                                    \
+        if (J > 3) {                                                         \
+            const int j = 3;                                                 \
+            __VA_ARGS__;                                                     \
+        }                                                                    \
+    } while (0)
+
+/* Pass 1 of the cells x0 + j * off + [0, x1 - x0) of a row for j < J,
+ * every cell with eight neighbours, ghosts standing in for those outside
+ * the world (openmp_ring).  Its first half is hydraulic.h's
+ * wg_hyd_route_row; sharing it through an inline helper with array
+ * out-parameters stopped gcc 12 from vectorising either loop (measured:
+ * 8.4 to 46 ns a cell-step at 2048), so the two stay apart and the tests
+ * hold them to the same bits.
  *
- * Each pass of the loop makes two cells, one from each half of the span,
- * their operations interleaved (j = 0, 1): a cell's operations are one long
- * chain (the steepest drop, rcp, the weights' sum, rcp again), longer than
- * the CPU's scheduler looks ahead, and the other half's cell gives it
- * independent work beside it.  With an odd span the halves share the
- * middle cell, made twice to the same bits (it reads only inputs).  With
- * pass 2 the same way, 100 steps at 512, medians of 7-9 run in turn on the
- * Intel Xeon VM (AVX-512): one thread 0.173 -> 0.164 s, two threads 0.094
- * -> 0.089 s; 10 steps at 2048, two threads, 0.192 -> 0.185 s; the same
- * bits. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
-static void openmp_hyd_route_cells(const wg_hyd_consts *k,
-                                   const openmp_hyd_in *in, size_t x0,
-                                   size_t x1, float *const share[8])
+ * Each pass of the loop makes J cells, one from each of J stretches of the
+ * row, their operations interleaved: a cell's operations are one long
+ * chain (the steepest drop, rcp, the weights' sum, rcp again, the shares),
+ * longer than the CPU's scheduler looks ahead, and the other stretches'
+ * cells give it independent work beside it.
+ *
+ * The steepest drop is the SPEC's running max taken as a tree: every
+ * d * g is +0 or positive (a drop below EPS, or towards a higher
+ * neighbour, is flushed to +0 here, as pass 1 needs only d > 0), and the
+ * max of such numbers is the greatest of them whatever the order, so the
+ * bits are the SPEC's and the chain is three maxes long instead of eight. */
+static inline __attribute__((always_inline)) void
+openmp_hyd_route_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
+                        size_t x0, size_t x1, size_t off, const int J,
+                        float *const share[8])
 {
     const float eps = k->eps, gd = k->slope_d;
     const float *restrict hu = in->h[0], *restrict h1 = in->h[1],
@@ -1488,45 +1514,60 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
                     *restrict s2 = share[2], *restrict s3 = share[3],
                     *restrict s4 = share[4], *restrict s5 = share[5],
                     *restrict s6 = share[6], *restrict s7 = share[7];
-    const size_t len = x1 - x0, m = (len + 1) / 2, off = len - m;
 #pragma omp simd
-    for (size_t x = x0; x < x0 + m; x++) {
-        float h[2], d[8][2], dmax[2], sum[2], p[2], wt[8][2], q[2];
-        const float g[8] = {gd, 1.0f, gd, 1.0f, 1.0f, gd, 1.0f, gd};
-        for (int j = 0; j < 2; j++)
-            h[j] = h1[x + j * off];
+    for (size_t x = x0; x < x1; x++) {
+        float h[4], d[8][4], dmax[4], sum[4], p[4], wt[8][4], q[4];
+        OMP_J(h[j] = h1[x + j * off]);
 #define OMP_D(i, row, dx)                                                    \
-        for (int j = 0; j < 2; j++)                                          \
-            d[i][j] = wg_hyd_ftz_nn(h[j] - row[x + j * off + dx], eps)
+        OMP_J(d[i][j] = wg_hyd_ftz_nn(h[j] - row[x + j * off + dx], eps))
         OMP_D(0, hu, -1); OMP_D(1, hu, 0); OMP_D(2, hu, 1);
         OMP_D(3, h1, -1); OMP_D(4, h1, 1);
         OMP_D(5, hd, -1); OMP_D(6, hd, 0); OMP_D(7, hd, 1);
 #undef OMP_D
-        for (int j = 0; j < 2; j++)
-            dmax[j] = 0.0f, sum[j] = 0.0f;
-        for (int i = 0; i < 8; i++)
-            for (int j = 0; j < 2; j++)
-                dmax[j] = wg_hyd_max(dmax[j], d[i][j] * g[i]);
-        for (int j = 0; j < 2; j++)
-            p[j] = wg_hyd_inv(dmax[j]);
-        for (int i = 0; i < 8; i++)
-            for (int j = 0; j < 2; j++) {
-                wt[i][j] = openmp_hyd_weight(d[i][j], g[i], p[j], eps);
-                sum[j] = sum[j] + wt[i][j];
-            }
-        for (int j = 0; j < 2; j++)
-            q[j] = wg_hyd_route(k, dmax[j], sum[j], w[x + j * off]);
-        for (int j = 0; j < 2; j++) {
-            const size_t xx = x + j * off;
-            s0[xx] = wg_hyd_ftz_nn(wt[0][j] * q[j], eps);
-            s1[xx] = wg_hyd_ftz_nn(wt[1][j] * q[j], eps);
-            s2[xx] = wg_hyd_ftz_nn(wt[2][j] * q[j], eps);
-            s3[xx] = wg_hyd_ftz_nn(wt[3][j] * q[j], eps);
-            s4[xx] = wg_hyd_ftz_nn(wt[4][j] * q[j], eps);
-            s5[xx] = wg_hyd_ftz_nn(wt[5][j] * q[j], eps);
-            s6[xx] = wg_hyd_ftz_nn(wt[6][j] * q[j], eps);
-            s7[xx] = wg_hyd_ftz_nn(wt[7][j] * q[j], eps);
-        }
+        /* Corners (0, 2, 5, 7) weighted by GD, sides by 1. */
+        OMP_J(dmax[j] = wg_hyd_max(
+                  wg_hyd_max(wg_hyd_max(d[0][j] * gd, d[1][j]),
+                             wg_hyd_max(d[2][j] * gd, d[3][j])),
+                  wg_hyd_max(wg_hyd_max(d[4][j], d[5][j] * gd),
+                             wg_hyd_max(d[6][j], d[7][j] * gd))));
+        OMP_J(p[j] = wg_hyd_inv(dmax[j]); sum[j] = 0.0f);
+#define OMP_W(i, g)                                                          \
+        OMP_J(wt[i][j] = openmp_hyd_weight(d[i][j], g, p[j], eps);           \
+              sum[j] = sum[j] + wt[i][j])
+        OMP_W(0, gd); OMP_W(1, 1.0f); OMP_W(2, gd); OMP_W(3, 1.0f);
+        OMP_W(4, 1.0f); OMP_W(5, gd); OMP_W(6, 1.0f); OMP_W(7, gd);
+#undef OMP_W
+        OMP_J(q[j] = wg_hyd_route(k, dmax[j], sum[j], w[x + j * off]));
+        OMP_J(const size_t xx = x + j * off;
+              s0[xx] = wg_hyd_ftz_nn(wt[0][j] * q[j], eps);
+              s1[xx] = wg_hyd_ftz_nn(wt[1][j] * q[j], eps);
+              s2[xx] = wg_hyd_ftz_nn(wt[2][j] * q[j], eps);
+              s3[xx] = wg_hyd_ftz_nn(wt[3][j] * q[j], eps);
+              s4[xx] = wg_hyd_ftz_nn(wt[4][j] * q[j], eps);
+              s5[xx] = wg_hyd_ftz_nn(wt[5][j] * q[j], eps);
+              s6[xx] = wg_hyd_ftz_nn(wt[6][j] * q[j], eps);
+              s7[xx] = wg_hyd_ftz_nn(wt[7][j] * q[j], eps));
+    }
+}
+
+/* Pass 1 of the cells [x0, x1) of a row: four stretches of whole vectors
+ * interleaved, then what is left as two halves (sharing the middle cell
+ * when the span is odd: pass 1 writes only the cell's shares, from inputs,
+ * so a cell made twice gets the same bits).  Two stretches had been 7.0
+ * cycles a cell in llvm-mca's model of pass 1 (Sapphire Rapids), bound by
+ * the chain; four are 4.9, with the tree above. */
+__attribute__((target_clones("avx512f", "avx2", "default")))
+static void openmp_hyd_route_cells(const wg_hyd_consts *k,
+                                   const openmp_hyd_in *in, size_t x0,
+                                   size_t x1, float *const share[8])
+{
+    const size_t m = (x1 - x0) / (4 * OPENMP_LANES) * OPENMP_LANES;
+    if (m > 0)
+        openmp_hyd_route_kernel(k, in, x0, x0 + m, m, 4, share);
+    x0 += 4 * m;
+    if (x0 < x1) {
+        const size_t len = x1 - x0, half = (len + 1) / 2;
+        openmp_hyd_route_kernel(k, in, x0, x0 + half, len - half, 2, share);
     }
 }
 
@@ -1571,23 +1612,6 @@ static void openmp_hyd_step_cell(const wg_hyd_consts *k,
         float e_ = wg_hyd_ftz(b - br[xk], eps);                              \
         drop = wg_hyd_max(drop, e_ * (g));                                   \
         creep = creep + e_ * (c);                                            \
-    } while (0)
-
-/* The statements for the first of a loop pass's J cells (j = 0), and for
- * the second (j = 1) when J is 2: J is a constant where it is used, so the
- * test folds away and gcc vectorises the loop (in pass 2, whose cell has
- * more statements than pass 1's, loops over j stopped it: "two or more
- * consecutive inner loops"). */
-#define OMP_J(...)                                                           \
-    do {                                                                     \
-        {                                                                    \
-            const int j = 0;                                                 \
-            __VA_ARGS__;                                                     \
-        }                                                                    \
-        if (J > 1) {                                                         \
-            const int j = 1;                                                 \
-            __VA_ARGS__;                                                     \
-        }                                                                    \
     } while (0)
 
 /* Pass 2 of the cells [x0, x1) of a row, and with J = 2 of the cells off
