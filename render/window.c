@@ -346,6 +346,15 @@ int wg_window_show(const wg_image *img, const char *title,
     /* worldgen handles SIGINT and SIGTERM itself (removing half-written
      * files); SDL must not turn them into a quit event instead. */
     SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
+    /* X11 alone where Wayland cannot be found (no XDG_RUNTIME_DIR for
+     * libwayland to look in, no WAYLAND_DISPLAY path): SDL tries Wayland
+     * when X11 fails, and with a DISPLAY whose server is gone (an ssh -X
+     * whose tunnel closed) libwayland printed "error: XDG_RUNTIME_DIR is
+     * invalid or not set" before our own message. */
+    const char *wayland = getenv("WAYLAND_DISPLAY");
+    if (getenv("DISPLAY") && !getenv("XDG_RUNTIME_DIR") &&
+        !(wayland && wayland[0] == '/') && !getenv("SDL_VIDEODRIVER"))
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return wg_fail(err, "cannot open a window: %s (is there a display? "
                             "DISPLAY=%s)", SDL_GetError(),

@@ -160,6 +160,32 @@ WG_TEST(window_without_a_display_fails_but_keeps_the_png)
     wg_cli_free(&c);
 }
 
+/* A DISPLAY whose server is gone (an ssh -X whose tunnel closed), with no
+ * XDG_RUNTIME_DIR: worldgen's message alone, naming the display.  SDL,
+ * trying Wayland when X11 failed, had libwayland print "error:
+ * XDG_RUNTIME_DIR is invalid or not set in the environment." first.  No
+ * X server answers on display 4097 (xvfb-run -a counts up from 99). */
+WG_TEST(window_with_a_dead_display_says_so_alone)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2 (window_without_sdl2 checks the message)");
+    return;
+#endif
+    char cmd[700];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && env -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER -u XDG_RUNTIME_DIR "
+             "DISPLAY=:4097 %s/worldgen --size 16 --mesh scalar -q --out deaddisplay.png "
+             "--width 16 --height 16 --show; echo \"status $?\"; ls deaddisplay.png",
+             wg_tmpdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "status 1\ndeaddisplay.png\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strncmp(c.err, "worldgen: --show: cannot open a window: ", 40) == 0 &&
+              strstr(c.err, "DISPLAY=:4097") &&
+              strstr(c.err, "the picture is in deaddisplay.png") &&
+              !strstr(c.err, "XDG_RUNTIME_DIR"), "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* WORLDGEN_SHOW_TIMEOUT_MS is decimal digits alone, 0..86400000 (a day):
  * anything else is a usage error (exit 2) naming the variable, the value
  * and the range, found with the options, before the world is made (no
