@@ -125,6 +125,8 @@ steps=100
 defaults=0
 counts_given=""
 backends=""
+b_set=0 # -b given (even empty)
+b_all=0
 stages=0
 limits=0
 remeasure=0
@@ -144,7 +146,7 @@ while getopts "s:r:b:o:e:H:dtRlLc:" opt; do
     case $opt in
     s) sizes=$OPTARG ;;
     r) runs=$OPTARG ;;
-    b) backends=$OPTARG ;;
+    b) backends=$OPTARG b_given=$OPTARG b_set=1 ;;
     o) octaves=$OPTARG ;;
     e) erosion=$OPTARG counts_given+=" -e" ;;
     H) steps=$OPTARG counts_given+=" -H" ;;
@@ -218,13 +220,16 @@ fi
 runs=$((10#$r))
 # -b: backends by name, separated by commas or spaces (no globbing: -b '*'
 # is no list of files), each once; 'all' is every one (as no -b), and
-# 'auto' is none in particular, so not a column of the table.
-if [ -n "$backends" ]; then
+# 'auto' is none in particular, so not a column of the table.  An empty
+# -b names none, as an empty -s: it had measured every backend, as no -b.
+# The names beside 'all' are checked too (-b all,vulcan had measured all
+# without a word on the misspelt one).
+if [ "$b_set" = 1 ]; then
     read -ra b_list <<< "$(printf %s "$backends" | tr ",\n\t" "   ")"
-    b_given=$backends backends=""
+    backends=""
     for b in "${b_list[@]}"; do
         case $b in
-        all) backends="" b_all=1; break ;;
+        all) b_all=1; continue ;;
         auto) echo "bench.sh: -b: 'auto' is not one backend to measure (valid: scalar, openmp, vulkan or all, separated by commas)" >&2
               exit 2 ;;
         *[!A-Za-z0-9_-]*) echo "bench.sh: -b: '$b' is not a backend's name (valid: scalar, openmp, vulkan or all, separated by commas)" >&2
@@ -232,8 +237,15 @@ if [ -n "$backends" ]; then
         esac
         case " $backends " in *" $b "*) ;; *) backends+="${backends:+ }$b" ;; esac
     done
-    [ -n "$backends" ] || [ "${b_all:-0}" = 1 ] ||
+    [ -n "$backends" ] || [ "$b_all" = 1 ] ||
         { echo "bench.sh: -b: '$b_given' names no backend (valid: scalar, openmp, vulkan or all, separated by commas)" >&2; exit 2; }
+    if [ "$b_all" = 1 ]; then
+        for b in $backends; do
+            why=$(./worldgen --mesh "$b" --version 2>&1 >/dev/null) ||
+                { echo "bench.sh: -b $b: $why" | head -n 1 >&2; exit 2; }
+        done
+        backends=""
+    fi
 fi
 
 # Every temporary goes, however the script ends: the CSV's, the JSON's,

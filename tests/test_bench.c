@@ -304,6 +304,10 @@ WG_TEST(bench_bad_option_values)
                     "openmp, vulkan or all, separated by commas)"},
         {"-b '*'", "bench.sh: -b: '*' is not a backend's name (valid: scalar"},
         {"-b ,,,", "bench.sh: -b: ',,,' names no backend (valid: scalar"},
+        /* An empty -b had measured every backend, as no -b; a name beside
+         * 'all' had not been looked at. */
+        {"-b ''", "bench.sh: -b: '' names no backend (valid: scalar"},
+        {"-b all,vulcan", "bench.sh: -b vulcan: worldgen: --mesh: 'vulcan' is not a backend"},
         /* An empty -c had been no CSV and exit 0; -H beside -d dropped. */
         {"-c ''", "bench.sh: -c: '' names no file (valid: a file name, or -"},
         {"-d", "bench.sh: -d and -H: -d runs worldgen's default passes and steps"},
