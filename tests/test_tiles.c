@@ -1027,6 +1027,12 @@ WG_TEST(tiles_usage_errors)
               strstr(c.err, "tl-cut/plan is not a whole plan") && !strstr(c.err, "syntax"),
           "%s%s", c.out, c.err);
     wg_cli_free(&c);
+    /* status '': a usage error (it had been ./, " holds no plan", exit 1). */
+    st = tl_run(&c, "'%s/scripts/tiles' status ''", wg_srcdir());
+    CHECK(st == 2 && strstr(c.err, "scripts/tiles: status: '' names no folder") &&
+              !strstr(c.err, "holds no plan"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
     /* --plan-only: the plan and its halos, nothing run. */
     st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --out "
                 "tl-plan --plan-only -- " TL_OPTS " && wc -l < tl-plan/plan && "
