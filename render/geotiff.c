@@ -326,11 +326,13 @@ static void tif_init(void)
     void *h = dlopen(WG_GEOTIFF_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         /* The hint only where a library is missing: mapping one can fail
-         * for want of memory too (ulimit -v), and then it is there. */
+         * for want of memory too (ulimit -v), and opening it for want of
+         * descriptors ("cannot open shared object file: Too many open
+         * files", ulimit -n), and then it is there. */
         const char *why = dlerror();
         snprintf(geotiff_lib_err, sizeof geotiff_lib_err,
                  "cannot load libgeotiff: %s%s", why,
-                 strstr(why, "cannot open shared object file")
+                 strstr(why, "cannot open shared object file: No such file")
                      ? " (is libgeotiff5 installed?)"
                      : "");
         return;

@@ -129,6 +129,21 @@ WG_TEST(hostile_few_descriptors_write_every_output)
     wg_cli_free(&c);
 }
 
+/* Too few descriptors to open libgeotiff (ulimit -n: the standard three,
+ * the temporary, and what the test's shell holds besides): the message
+ * names that, not a library to install, which dlerror's "cannot open
+ * shared object file" had been taken for. */
+WG_TEST(hostile_too_few_descriptors_for_libgeotiff_is_not_a_missing_library)
+{
+    wg_cli c = hostile_sh("mkdir -p fewfd4 && cd fewfd4 && for n in 4 5 6 7 8 9 10; do "
+                          "(ulimit -n $n && exec ../worldgen --size 16 --mesh scalar -q "
+                          "--heightmap h.tif) 2>&1 | grep 'cannot load libgeotiff'; done");
+    CHECK(strstr(c.out, "worldgen: --heightmap: cannot write 'h.tif': cannot load libgeotiff: ") &&
+              strstr(c.out, "Too many open files") && !strstr(c.out, "installed?"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(hostile_closed_pipe_is_quiet)
 {
     /* The reader goes away after 100 bytes: worldgen dies of SIGPIPE, the
