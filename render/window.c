@@ -130,9 +130,16 @@ static int window_load_sdl(char *err)
     if (lib)
         return 0;
     void *h = dlopen("libSDL2-2.0.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return wg_fail(err, "cannot load SDL2: %s (is libsdl2-2.0-0 "
-                            "installed?)", dlerror());
+    if (!h) {
+        /* The hint only where a library is missing, as for libgeotiff:
+         * under ulimit -v, "libffi.so.8: failed to map segment from
+         * shared object" had been given it too. */
+        const char *why = dlerror();
+        return wg_fail(err, "cannot load SDL2: %s%s", why,
+                       strstr(why, "cannot open shared object file: No such file")
+                           ? " (is libsdl2-2.0-0 installed?)"
+                           : "");
+    }
 #define X(f)                                                                 \
     if (!(*(void **)&window_sdl.f = dlsym(h, #f))) {                         \
         dlclose(h);                                                          \

@@ -186,6 +186,32 @@ WG_TEST(window_with_a_dead_display_says_so_alone)
     wg_cli_free(&c);
 }
 
+/* SDL2 that cannot be mapped under an address space limit (ulimit -v) is
+ * said as that, not as a library to install: dlopen's "failed to map
+ * segment from shared object" had been given "is libsdl2-2.0-0
+ * installed?" too.  The limits run from one too small to map every
+ * library to one that maps them all (then the dead display is said). */
+WG_TEST(window_sdl2_that_cannot_be_mapped_is_not_a_missing_library)
+{
+#ifndef WG_HAVE_SDL2
+    wg_skip("built without SDL2 (window_without_sdl2 checks the message)");
+    return;
+#endif
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    char cmd[700];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && for v in 16000 20000 22000 24000 26000 28000 30000 35000 40000 50000; do "
+             "(ulimit -v $v && exec env -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER -u "
+             "XDG_RUNTIME_DIR DISPLAY=:4097 %s/worldgen --size 16 --mesh scalar -q --out "
+             "unmapped.png --width 16 --height 16 --show) 2>&1 | grep 'cannot load SDL2'; done",
+             wg_tmpdir(), wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "worldgen: --show: cannot load SDL2: ") &&
+              strstr(c.out, "failed to map segment") && !strstr(c.out, "installed?"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* WORLDGEN_SHOW_TIMEOUT_MS is decimal digits alone, 0..86400000 (a day):
  * anything else is a usage error (exit 2) naming the variable, the value
  * and the range, found with the options, before the world is made (no
