@@ -645,6 +645,7 @@ static int check_obj_name(const settings *s)
  * texture, the raw maps' headers, the PNG maps' world files), by the
  * option that names it: no two may be one, and only one may be standard
  * output.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+static FILE *tables_stream(const settings *s);
 static int check_outputs_distinct(const settings *s)
 {
     char mtl[4096], tex[4096];
@@ -719,6 +720,36 @@ static int check_outputs_distinct(const settings *s)
                                      "file",
                                outs[i].opt, a, outs[j].opt, b);
         }
+    /* With an output on standard output the tables go to standard error
+     * (--histogram's with -q too): an output that is standard error's
+     * file as well (--json /dev/stderr, or --out - with 2>&1 into one
+     * file) had them written into it, a PNG or a JSON no reader takes,
+     * with exit 0. */
+    if (tables_stream(s) == stderr && (!s->quiet || s->histogram)) {
+        const char *taker = NULL;
+        for (int i = 0; i < nouts && !taker; i++)
+            if (outs[i].path && wg_outfile_is_stdout(outs[i].path))
+                taker = outs[i].opt;
+        const char *what = s->quiet ? "--histogram's figures" : "the tables";
+        const char *fix = !s->histogram ? "give -q"
+                          : s->quiet    ? "leave out --histogram"
+                                        : "give -q and leave out --histogram";
+        for (int i = 0; i < nouts; i++) {
+            const char *p = outs[i].path;
+            if (!p || !wg_outfile_same(p, "/dev/stderr"))
+                continue;
+            if (wg_outfile_is_stdout(p))
+                return usage_error("--%s %s: standard output is standard "
+                                   "error's file too (2>&1), where %s go "
+                                   "when an output takes standard output; "
+                                   "%s, or send --%s to a file", outs[i].opt,
+                                   p, what, fix, outs[i].opt);
+            return usage_error("--%s %s: %s go to standard error when --%s "
+                               "takes standard output; %s, or send --%s to "
+                               "a file", outs[i].opt, p, what, taker, fix,
+                               outs[i].opt);
+        }
+    }
     return -1;
 }
 

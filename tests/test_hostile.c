@@ -1060,6 +1060,45 @@ WG_TEST(hostile_lost_tables_on_stderr_fail_the_run)
     wg_cli_free(&c);
 }
 
+/* With an output on standard output the tables go to standard error: an
+ * output that is standard error's file too (--json /dev/stderr, or --out
+ * - with 2>&1 into one file or pipe) is a usage error, before anything is
+ * written; the tables (or --histogram's figures) had gone into it, a PNG
+ * or a JSON no reader takes, with exit 0.  With -q there are none, and
+ * /dev/null (a device) is no file the two share. */
+WG_TEST(hostile_output_on_standard_error_beside_the_tables_is_refused)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p tables2 && cd tables2 && W=../worldgen A='" HOSTILE_PIC "'; "
+        "$W $A --out ref.png; "
+        "$W --size 16 --mesh scalar --width 16 --height 16 --out - > both.png 2>&1; echo $?; "
+        "grep -c '^worldgen: --out -: standard output is standard error.s file too (2>&1), "
+        "where the tables go when an output takes standard output; give -q, or send --out "
+        "to a file' both.png; "
+        "$W $A --histogram --out - 2>&1 | grep -c \"figures go when an output takes "
+        "standard output; leave out --histogram, or send --out to a file\"; "
+        "$W --size 16 --mesh scalar --width 16 --height 16 --out - --json /dev/stderr "
+        "> j.png 2> j.json; echo $? $(wc -c < j.png); "
+        "$W $A --out - > q.png 2>&1; echo $?; cmp q.png ref.png && echo same; "
+        "$W --size 16 --mesh scalar --width 16 --height 16 --out - > /dev/null 2>&1; echo $?");
+    CHECK(strcmp(c.out, "2\n1\n"
+                        "1\n"
+                        "2 0\n"
+                        "0\nsame\n"
+                        "0\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    const char *argv[] = {"--size", "16", "--mesh", "scalar", "--width", "16", "--height", "16",
+                          "--out", "-", "--json", "/dev/stderr", NULL};
+    c = wg_cli_run(argv);
+    CHECK(c.status == 2 && c.out_len == 0 &&
+              strstr(c.err, "worldgen: --json /dev/stderr: the tables go to standard error "
+                            "when --out takes standard output; give -q, or send --json to a "
+                            "file\n"),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
 /* A control character in a path (an escape sequence, a newline) is shown
  * as \xNN in a runtime error too, as usage errors show it: it can neither
  * drive the terminal nor forge a second line. */
