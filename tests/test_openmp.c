@@ -60,10 +60,13 @@ WG_TEST(openmp_identical_at_extremes)
 
 /* Stage 3: its two passes split across threads by rows; a band's edge rows
  * read the routing of the next band's, so sizes and thread counts that cut
- * the world unevenly are the cases to try. */
+ * the world unevenly are the cases to try.  Pass 1 makes a row as four
+ * stretches of whole vectors (64 cells and more) and what is left as two
+ * halves: 65, 127, 130 and 191 leave 1, 63, 2 and 63 cells to the halves,
+ * the sizes under 64 make the whole row as halves. */
 WG_TEST(openmp_hydraulic_identical_to_scalar)
 {
-    static const uint32_t sizes[] = {2, 3, 4, 17, 38, 65, 130};
+    static const uint32_t sizes[] = {2, 3, 4, 17, 38, 65, 127, 130, 191};
     static const uint32_t steps[] = {1, 2, 9, 40};
     static const int threads[] = {1, 2, 3, 7};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
