@@ -132,6 +132,7 @@ typedef struct openmp_ctx {
     float *quad;  /* the lattice's corners, 4 per point (openmp_quads) */
     size_t stream_bytes; /* outputs larger are streamed (openmp_streams) */
     wg_hyd_buffers hb; /* the hydraulic stage's, during the stage */
+    struct openmp_progress *hyd_done; /* [threads], during the stage */
 } openmp_ctx;
 
 static size_t openmp_stream_bytes(void);
@@ -1895,58 +1896,170 @@ static void openmp_surface_row(const float *restrict b,
         h[x] = b[x] + w[x];
 }
 
+#define SLOT(y) (((y) + 1) % 3)
+#define ROW(f, y) openmp_row(f, y, n, rows)
+
+/* The start of a sweep whose pass 2 begins at row y0: the water surface of
+ * the two rows before the first row pass 1 makes (y0 - 1, or 0). */
+static void openmp_hyd_sweep_start(const wg_hyd_state *st, uint32_t n,
+                                   uint32_t rows, uint32_t y0,
+                                   const openmp_ring *ring)
+{
+    const uint32_t first = y0 > 0 ? y0 - 1 : 0;
+    for (uint32_t y = first > 0 ? first - 1 : 0; y <= first && y < rows; y++)
+        openmp_surface_row(ROW(st->b, y), ROW(st->w, y),
+                           ring->surf[SLOT(y)], n);
+}
+
+/* Iteration y of a sweep that makes pass 2 of the rows [y0, y1): the
+ * surface of row y + 1, pass 1 of row y into the ring, then pass 2 of row
+ * y - 1, whose three rows of shares are ready now (and of row y itself
+ * when it is the last), where they lie in [y0, y1).  A sweep runs its
+ * iterations from y0 - 1 (or 0) to y1 (or the last row): pass 1 of its
+ * edge rows is made again rather than waited for from the neighbouring
+ * bands, which make the same bits. */
+static void openmp_hyd_sweep_row(const wg_consts *c, const wg_hyd_state *st,
+                                 uint32_t n, uint32_t rows, uint32_t y0,
+                                 uint32_t y1, const openmp_ring *ring,
+                                 uint32_t y)
+{
+    openmp_hyd_in in;
+    memset(&in, 0, sizeof in);
+    if (y + 1 < rows)
+        openmp_surface_row(ROW(st->b, y + 1), ROW(st->w, y + 1),
+                           ring->surf[SLOT(y + 1)], n);
+    for (int k = 0; k < 3; k++) {
+        uint32_t yy = y - 1 + (uint32_t)k;
+        in.b[k] = ROW(st->b, yy);
+        in.w[k] = ROW(st->w, yy);
+        in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : ring->none;
+    }
+    openmp_hyd_route_cells(&c->hyd, &in, 0, n, ring->share[SLOT(y)]);
+    uint32_t ys[2] = {y - 1, y};
+    for (int j = 0; j < 2; j++) {
+        uint32_t r = ys[j];
+        int ready = j == 0 ? y >= 1 : y == rows - 1;
+        if (!ready || r < y0 || r >= y1)
+            continue;
+        for (int k = 0; k < 3; k++) {
+            uint32_t yy = r - 1 + (uint32_t)k;
+            in.b[k] = ROW(st->b, yy);
+            in.w[k] = ROW(st->w, yy);
+            in.s[k] = ROW(st->s, yy);
+            for (int i = 0; i < 8; i++)
+                in.share[k][i] = yy < rows ? ring->share[SLOT(yy)][i] : NULL;
+        }
+        in.a = ROW(st->a, r);
+        openmp_hyd_row(c, &in, n, rows, r, ROW(st->bo, r), ROW(st->wo, r),
+                       ROW(st->so, r));
+    }
+}
+#undef ROW
+#undef SLOT
+
+/* The last iteration of a sweep over the band [y0, y1). */
+static uint32_t openmp_hyd_sweep_last(uint32_t y1, uint32_t rows)
+{
+    return y1 < rows ? y1 : rows - 1;
+}
+
 /* One step over the rows [y0, y1) of a thread's band: pass 1 of a row runs
  * just before pass 2 first needs it, into the thread's ring, so the shares
- * never go to memory; a band computes its two edge rows' pass 1 itself
- * rather than waiting for its neighbours'. */
+ * never go to memory. */
 static void openmp_hyd_band(const wg_consts *c, const wg_hyd_state *st,
                             uint32_t n, uint32_t rows, uint32_t y0,
                             uint32_t y1, const openmp_ring *ring)
 {
-#define SLOT(y) (((y) + 1) % 3)
-#define ROW(f, y) openmp_row(f, y, n, rows)
-    const uint32_t first = y0 > 0 ? y0 - 1 : 0;
-    /* The surface of the rows around the first row pass 1 makes. */
-    for (uint32_t y = first > 0 ? first - 1 : 0; y <= first && y < rows; y++)
-        openmp_surface_row(ROW(st->b, y), ROW(st->w, y),
-                           ring->surf[SLOT(y)], n);
-    for (uint32_t y = first; y < y1 + 1 && y < rows; y++) {
-        openmp_hyd_in in;
-        memset(&in, 0, sizeof in);
-        if (y + 1 < rows)
-            openmp_surface_row(ROW(st->b, y + 1), ROW(st->w, y + 1),
-                               ring->surf[SLOT(y + 1)], n);
-        for (int k = 0; k < 3; k++) {
-            uint32_t yy = y - 1 + (uint32_t)k;
-            in.b[k] = ROW(st->b, yy);
-            in.w[k] = ROW(st->w, yy);
-            in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : ring->none;
+    openmp_hyd_sweep_start(st, n, rows, y0, ring);
+    for (uint32_t y = y0 > 0 ? y0 - 1 : 0; y <= openmp_hyd_sweep_last(y1, rows);
+         y++)
+        openmp_hyd_sweep_row(c, st, n, rows, y0, y1, ring, y);
+}
+
+/* How far each thread's sweep of the first step of a pair has gone: the
+ * pair's number in the high half, the iterations done in the low; on a
+ * cache line of its own. */
+typedef struct openmp_progress {
+    _Atomic uint64_t done;
+    char pad[64 - sizeof(uint64_t)];
+} openmp_progress;
+
+static void openmp_progress_wait(openmp_progress *p, uint64_t want)
+{
+    for (unsigned k = 0;
+         atomic_load_explicit(&p->done, memory_order_acquire) < want; k++) {
+#ifdef OPENMP_X86
+        if (k < 4096) {
+            _mm_pause();
+            continue;
         }
-        openmp_hyd_route_cells(&c->hyd, &in, 0, n, ring->share[SLOT(y)]);
-        /* Pass 2 of row y - 1, whose three rows of shares are ready now
-         * (and of row y itself when it is the last). */
-        uint32_t ys[2] = {y - 1, y};
-        for (int j = 0; j < 2; j++) {
-            uint32_t r = ys[j];
-            int ready = j == 0 ? y >= 1 : y == rows - 1;
-            if (!ready || r < y0 || r >= y1)
-                continue;
-            for (int k = 0; k < 3; k++) {
-                uint32_t yy = r - 1 + (uint32_t)k;
-                in.b[k] = ROW(st->b, yy);
-                in.w[k] = ROW(st->w, yy);
-                in.s[k] = ROW(st->s, yy);
-                for (int i = 0; i < 8; i++)
-                    in.share[k][i] =
-                        yy < rows ? ring->share[SLOT(yy)][i] : NULL;
-            }
-            in.a = ROW(st->a, r);
-            openmp_hyd_row(c, &in, n, rows, r, ROW(st->bo, r),
-                           ROW(st->wo, r), ROW(st->so, r));
-        }
+#endif
+        sched_yield();
     }
-#undef ROW
-#undef SLOT
+}
+
+/* How many iterations step i + 1 runs behind step i in a pair: its
+ * iteration z reads the rows step i makes up to z + 1, made by step i's
+ * iteration z + 2, and writes row z - 1 of the buffers step i reads, which
+ * step i's later iterations (from z + 3 on) no longer read. */
+#define OPENMP_PAIR_LAG 2
+
+/* The fewest rows a band may have for the steps to go in pairs. */
+#define OPENMP_PAIR_ROWS 8
+
+/* Two steps, i (st0) and i + 1 (st1), in one sweep of a thread's band
+ * [y0, y1): each row step i makes goes through step i + 1 a few rows
+ * later, while its rows are still in the cache, so each pair of steps
+ * reads the state from memory once.  Step i + 1 reads what the
+ * neighbouring bands make in step i beside its edges, and writes rows
+ * that they read in step i:
+ * - its first rows (pass 2 of y0 and y0 + 1, after another band's) wait
+ *   until the band above has finished step i, and run last;
+ * - its last rows (from the iteration that first reads row y1) wait until
+ *   the band below has made step i's rows y1 and y1 + 1, which it does
+ *   first (it has long done so by then).
+ * 'pair' numbers the pairs from 1; 'done' is every thread's progress. */
+static void openmp_hyd_pair(const wg_consts *c, const wg_hyd_state *st0,
+                            const wg_hyd_state *st1, uint32_t n,
+                            uint32_t rows, uint32_t y0, uint32_t y1,
+                            const openmp_ring *r0, const openmp_ring *r1,
+                            openmp_progress *done, uint32_t id, uint32_t nt,
+                            uint64_t pair)
+{
+    const uint64_t tag = pair << 32;
+    const uint32_t last = openmp_hyd_sweep_last(y1, rows);
+    const uint32_t first0 = y0 > 0 ? y0 - 1 : 0;
+    /* Step i + 1's pass 2 from row 'top' on in the sweep, the rows before
+     * it after the band above is done. */
+    const uint32_t top = id > 0 ? y0 + 2 : y0;
+    const uint32_t first1 = top > 0 ? top - 1 : 0;
+    openmp_hyd_sweep_start(st0, n, rows, y0, r0);
+    int below = id + 1 == nt; /* the band below made rows y1, y1 + 1 */
+    for (uint32_t y = first0; y <= last + OPENMP_PAIR_LAG; y++) {
+        if (y <= last) {
+            openmp_hyd_sweep_row(c, st0, n, rows, y0, y1, r0, y);
+            atomic_store_explicit(&done[id].done, tag | (y + 1u),
+                                  memory_order_release);
+        }
+        if (y < first1 + OPENMP_PAIR_LAG)
+            continue;
+        const uint32_t z = y - OPENMP_PAIR_LAG;
+        if (z == first1)
+            openmp_hyd_sweep_start(st1, n, rows, top, r1);
+        if (!below && z + 1 >= y1) {
+            /* Its iteration y1 + 2 has made pass 2 of row y1 + 1. */
+            openmp_progress_wait(&done[id + 1], tag | (y1 + 3u));
+            below = 1;
+        }
+        openmp_hyd_sweep_row(c, st1, n, rows, top, y1, r1, z);
+    }
+    if (top > y0) {
+        /* The band above ends its sweep of step i at row y0. */
+        openmp_progress_wait(&done[id - 1], tag | (y0 + 1u));
+        openmp_hyd_sweep_start(st1, n, rows, y0, r1);
+        for (uint32_t z = y0 - 1; z <= top; z++)
+            openmp_hyd_sweep_row(c, st1, n, rows, y0, top, r1, z);
+    }
 }
 
 /* The start of stage 3 (wg_hyd_start) over one row, in place: h becomes
@@ -1990,26 +2103,41 @@ static void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
         openmp_team_fail(tm, "openmp: out of memory for the hydraulic stage "
                          "of %s", what);
     }
-    /* The ring: 3 rows of 8 shares and the surface, and the row of
-     * ghosts, 28 rows in all, each 80 bytes past a multiple of the row:
-     * rows a power of two apart (8 KiB at 2048) would fall in the same L1
-     * sets and evict each other (measured at 2048, one thread: 28.3 ns a
-     * cell-step unpadded, 16.4 padded; 512 is 13.4 either way). */
-    const size_t stride = (size_t)n + 20;
-    float *pq = malloc(28 * stride * sizeof(float));
-    openmp_ring ring;
-    for (int r = 0; r < 3 && pq; r++) {
-        for (int i = 0; i < 8; i++)
-            ring.share[r][i] = pq + (size_t)(9 * r + i) * stride;
-        /* A surface row and its two ghosts. */
-        ring.surf[r] = pq + (size_t)(9 * r + 8) * stride + 1;
-        ring.surf[r][-1] = ring.surf[r][n] = INFINITY;
+    /* How far each thread has gone, for the steps in pairs. */
+    const int paired = steps >= 2 && rows / nt >= OPENMP_PAIR_ROWS;
+    if (id == 0 && paired) {
+        s->hyd_done = aligned_alloc(64, nt * sizeof *s->hyd_done);
+        if (s->hyd_done)
+            for (uint32_t t = 0; t < nt; t++)
+                atomic_init(&s->hyd_done[t].done, 0);
+        else
+            openmp_team_fail(tm, "openmp: out of memory for the hydraulic "
+                             "stage's progress");
     }
+    /* Two rings, one for each step of a pair: 3 rows of 8 shares and the
+     * surface each, and the row of ghosts they share, 55 rows in all, each
+     * 80 bytes past a multiple of the row: rows a power of two apart (8
+     * KiB at 2048) would fall in the same L1 sets and evict each other
+     * (measured at 2048, one thread: 28.3 ns a cell-step unpadded, 16.4
+     * padded; 512 is 13.4 either way). */
+    const size_t stride = (size_t)n + 20;
+    float *pq = malloc(55 * stride * sizeof(float));
+    openmp_ring ring[2];
     if (pq) {
-        float *none = pq + 27 * stride;
+        float *none = pq + 54 * stride;
         for (size_t x = 0; x < (size_t)n + 2; x++)
             none[x] = INFINITY;
-        ring.none = none + 1;
+        for (int k = 0; k < 2; k++) {
+            float *at = pq + (size_t)(27 * k) * stride;
+            for (int r = 0; r < 3; r++) {
+                for (int i = 0; i < 8; i++)
+                    ring[k].share[r][i] = at + (size_t)(9 * r + i) * stride;
+                /* A surface row and its two ghosts. */
+                ring[k].surf[r] = at + (size_t)(9 * r + 8) * stride + 1;
+                ring[k].surf[r][-1] = ring[k].surf[r][n] = INFINITY;
+            }
+            ring[k].none = none + 1;
+        }
     } else {
         openmp_team_fail(tm, "openmp: out of memory for the hydraulic "
                          "stage's rows");
@@ -2025,12 +2153,20 @@ static void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
             memcpy(hb->b0 + at, hb->b[0] + at, n * sizeof(float));
     }
     openmp_barrier_wait(&tm->bar, id);
-    for (uint32_t i = 0; i < steps && !failed; i++) {
+    for (uint32_t i = 0; i < steps && !failed;) {
         wg_hyd_state st = wg_hyd_buffers_step(hb, i);
-        if (y0 < y1)
-            openmp_hyd_band(c, &st, n, rows, y0, y1, &ring);
+        if (paired && i + 1 < steps) {
+            wg_hyd_state st1 = wg_hyd_buffers_step(hb, i + 1);
+            openmp_hyd_pair(c, &st, &st1, n, rows, y0, y1, &ring[0],
+                            &ring[1], s->hyd_done, id, nt, i / 2 + 1);
+            i += 2;
+        } else {
+            if (y0 < y1)
+                openmp_hyd_band(c, &st, n, rows, y0, y1, &ring[0]);
+            i++;
+        }
         if (id == 0 && s->job->progress) /* one thread tells */
-            s->job->progress("hydraulic", (double)(i + 1) / steps);
+            s->job->progress("hydraulic", (double)i / steps);
         openmp_barrier_wait(&tm->bar, id);
     }
     free(pq);
@@ -2049,6 +2185,8 @@ static void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
     }
     openmp_barrier_wait(&tm->bar, id); /* every row is settled */
     if (id == 0) {
+        free(s->hyd_done);
+        s->hyd_done = NULL;
         if (!failed)
             wg_hyd_buffers_finish(hb, &s->f, steps);
         wg_hyd_buffers_free(hb);

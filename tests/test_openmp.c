@@ -63,7 +63,11 @@ WG_TEST(openmp_identical_at_extremes)
  * the world unevenly are the cases to try.  Pass 1 makes a row as four
  * stretches of whole vectors (64 cells and more) and what is left as two
  * halves: 65, 127, 130 and 191 leave 1, 63, 2 and 63 cells to the halves,
- * the sizes under 64 make the whole row as halves. */
+ * the sizes under 64 make the whole row as halves.  Steps go in pairs, the
+ * second a sweep behind the first, where every band has 8 rows or more
+ * (an odd count ends with one step alone): 65 to 300 on 2 to 7 threads
+ * try a pair's waits at the bands' edges (a lag of one row too few, or
+ * a band's first rows not held back for the band above, fails here). */
 WG_TEST(openmp_hydraulic_identical_to_scalar)
 {
     static const uint32_t sizes[] = {2, 3, 4, 17, 38, 65, 127, 130, 191};
