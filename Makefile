@@ -138,6 +138,10 @@ $(B)/flags:
 
 LIB_SRC   := $(sort $(wildcard backends/*.c render/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+# The command line (options.c) and the messages (say.c): worldgen.c's main
+# runs them, and the fuzz target links them without it.
+CLI_SRC   := options.c say.c
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 SHADERS   := $(wildcard shaders/*.comp)
@@ -170,7 +174,7 @@ all: worldgen
 # Sanitized builds link tests/san/keep_drivers.c into worldgen too: it keeps
 # the Vulkan driver loaded until LeakSanitizer's exit check (the file says why).
 SAN_OBJ := $(if $(filter 1,$(SAN)),$(B)/tests/san/keep_drivers.o)
-worldgen: $(B)/worldgen.o $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
+worldgen: $(B)/worldgen.o $(CLI_OBJ) $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_LINK)
 
 $(B)/%.o: %.c Makefile $(B)/flags | $(SPV_INC)
@@ -253,10 +257,10 @@ FUZZ_CFLAGS := -g -O1 -std=c11 -D_XOPEN_SOURCE=700 -DWG_VERSION='"$(VERSION)"' \
 # --list-devices loads the Vulkan driver, whose leak LeakSanitizer would
 # report for every input that lists: the target keeps the driver loaded
 # (tests/san/keep_drivers.c) and the run skips what tests/lsan.supp names.
-build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c tests/san/keep_drivers.c worldgen.c $(LIB_SRC) $(SPV_INC) Makefile build/config.mk
+build/fuzz/fuzz_options: tests/fuzz/fuzz_options.c tests/san/keep_drivers.c $(CLI_SRC) $(CLI_SRC:.c=.h) $(LIB_SRC) $(SPV_INC) Makefile build/config.mk
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -ffp-contract=off -fopenmp -o $@ tests/fuzz/fuzz_options.c \
-	    tests/san/keep_drivers.c $(LIB_SRC) $(PKG_CFLAGS) $(SDL_CFLAGS) $(LDLIBS)
+	    tests/san/keep_drivers.c $(CLI_SRC) $(LIB_SRC) $(PKG_CFLAGS) $(SDL_CFLAGS) $(LDLIBS)
 
 fuzz: build/fuzz/fuzz_options
 	@mkdir -p build/fuzz/corpus
@@ -301,4 +305,4 @@ deps-install:
 clean:
 	rm -rf build worldgen tests/run
 
--include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(B)/worldgen.d
+-include $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(B)/worldgen.d

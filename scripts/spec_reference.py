@@ -265,7 +265,7 @@ def write_set(prefix, outputs):
 def on_signal(sig, frame):
     sys.exit(128 + sig)  # through write_set's finally
 
-# The arguments' forms and ranges, worldgen's (worldgen.c's parse_u64 and
+# The arguments' forms and ranges, worldgen's (options.c's parse_u64 and
 # parse_float, backends/spec.h's limits): a whole number is decimal or 0x
 # hex, with no sign, space, '_' or other base (which int() would take); a
 # number is decimal (no nan, inf, hex or '_', which float() would take).

@@ -2,18 +2,22 @@
  *
  * The input is split at NUL bytes and newlines into an argv; parse_args()
  * must return without crashing, and when it accepts the line, every setting
- * must lie in its documented range.  worldgen.c is included whole (with its
- * main renamed) because its parser is static: the fuzzer tests exactly the
+ * must lie in its documented range.  It is linked with options.c and
+ * say.c, the parser worldgen's main calls: the fuzzer tests exactly the
  * code the binary runs.  worldgen has no file readers (its inputs are
  * options), so this is its one fuzz target.
  *
  *   make fuzz                       run for FUZZ_SECONDS (default 30) on the corpus
  *   make fuzz FUZZ_SECONDS=3600     longer, by hand */
-#define main worldgen_main
-#include "../../worldgen.c"
-#undef main
-
 #include <fcntl.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "say.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
