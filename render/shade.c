@@ -112,7 +112,10 @@ wg_rgb wg_light(const wg_palette *p, wg_rgb c, const float n[3], float lit)
     return o;
 }
 
-wg_rgb wg_sky(const wg_palette *p, const float d[3])
+/* wg_sky with the sun's disc weighed by 'disc' (the sky's own: the sun's
+ * share above the horizon, sun_light). */
+static inline __attribute__((always_inline)) wg_rgb
+shade_sky_dir(const wg_palette *p, const float d[3], float disc)
 {
     float up = d[1] > 0.0f ? d[1] : 0.0f;
     float hz = expf(-up * SHADE_HORIZON);
@@ -126,8 +129,7 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
     /* A broad glow near the horizon toward the sun, a tight halo, and the
      * disc itself (half a degree across). */
     float g = 0.55f * p->glow_gain * t8 * hz + 0.5f * t64 +
-              6.0f * p->sun_light *
-                  wg_smoothstep((toward - 0.99994f) / 0.00003f);
+              6.0f * disc * wg_smoothstep((toward - 0.99994f) / 0.00003f);
     c.r += p->glow.r * g;
     c.g += p->glow.g * g;
     c.b += p->glow.b * g;
@@ -137,6 +139,11 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
         c = wg_mix(c, mist, 1.0f - expf(d[1] * 2.5f));
     }
     return c;
+}
+
+wg_rgb wg_sky(const wg_palette *p, const float d[3])
+{
+    return shade_sky_dir(p, d, p->sun_light);
 }
 
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
@@ -174,9 +181,14 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
     r[1] = r[1] < 0.0f ? 0.0f : r[1];
     /* Without the sun (the map: seen straight down from everywhere at once,
      * a sun near the zenith lit every lake and a whole sea pure white), the
-     * sky's colour alone, deep overhead and pale at the horizon. */
+     * sky's colour alone, deep overhead and pale at the horizon.  The
+     * sun's disc is seen in the mirror only as far as the sun reaches the
+     * point ('lit'): the ground that casts the shadow stands between the
+     * water and the sun along the mirrored ray too, and a lake in a
+     * ridge's shadow had shown the sun's disc whole, sharp in the dark
+     * water, where the glint beside it was cut off by the shadow. */
     wg_rgb sky = p->sun_in_water
-                     ? wg_sky(p, r)
+                     ? shade_sky_dir(p, r, p->sun_light * lit)
                      : wg_mix(p->zenith, p->horizon,
                               expf(-r[1] * SHADE_HORIZON));
     /* The glint: small waves spread the sun's reflection into a bright

@@ -405,6 +405,37 @@ WG_TEST(render_water_by_depth_angle_and_sun)
     CHECK(render_lum(shadow) < 0.5f * render_lum(glint), "a glint in shadow");
 }
 
+WG_TEST(render_water_in_shadow_mirrors_no_sun)
+{
+    /* Water in the shadow of a ridge, seen along the mirror of the sun:
+     * the ridge hides the sun's disc from the water as it hides its light,
+     * so the water is as dark there as 2 degrees beside it (the sky's
+     * halo changes little over 2 degrees; the disc is half a degree
+     * across).  The disc had been mirrored whole, 6.4 times the water's
+     * luminance around it at this angle, where its glint was put out. */
+    wg_palette p;
+    wg_palette_make(&p, 0.25f, 290, 20);
+    const wg_rgb bed = {0.05f, 0.06f, 0.04f};
+    const float up[3] = {0, 1, 0};
+    float toward[3] = {p.sun[0], -p.sun[1], p.sun[2]};
+    /* The same view turned 2 degrees about the vertical. */
+    const float a = 2.0f * 3.14159265f / 180.0f;
+    float beside[3] = {toward[0] * cosf(a) - toward[2] * sinf(a), toward[1],
+                       toward[0] * sinf(a) + toward[2] * cosf(a)};
+    wg_rgb at = wg_water(&p, bed, 0.05f, toward, up, 0.0f);
+    wg_rgb off = wg_water(&p, bed, 0.05f, beside, up, 0.0f);
+    CHECK(render_lum(at) < 1.05f * render_lum(off),
+          "the sun's disc in the water of a shadow: %g against %g beside it",
+          render_lum(at), render_lum(off));
+    /* Half in the penumbra, half the disc; in the sun, all of it. */
+    wg_rgb half = wg_water(&p, bed, 0.05f, toward, up, 0.5f);
+    wg_rgb lit = wg_water(&p, bed, 0.05f, toward, up, 1.0f);
+    CHECK(render_lum(half) > 1.5f * render_lum(off) &&
+          render_lum(lit) > 1.5f * render_lum(half),
+          "the disc does not follow the light: %g, %g, %g", render_lum(off),
+          render_lum(half), render_lum(lit));
+}
+
 WG_TEST(render_water_shown_sea_flat_rivers_whole)
 {
     /* The sea is drawn flat at its level, whatever the field's last
