@@ -2087,9 +2087,11 @@ static void openmp_hyd_start_row(const wg_hyd_consts *k, float *restrict h,
         memcpy(a, w, n * sizeof *a);
 }
 
-/* Stage 3: each step runs over bands of rows, one band a thread, both
- * passes fused (openmp_hyd_band), with one barrier a step: the next step
- * reads rows that the neighbouring bands wrote in this one. */
+/* Stage 3: the steps run over bands of rows, one band a thread, both
+ * passes fused, two steps to a sweep (openmp_hyd_pair; one alone where a
+ * band is thinner than OPENMP_PAIR_ROWS, and for an odd last step:
+ * openmp_hyd_band), with one barrier after each sweep: the next reads
+ * rows that the neighbouring bands wrote in this one. */
 static void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
                              uint32_t nt)
 {
