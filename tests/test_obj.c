@@ -553,8 +553,8 @@ WG_TEST(obj_texture_is_made_of_each_vertex_alone)
 
 WG_TEST(obj_failures_leave_nothing_behind)
 {
-    wg_cli c = obj_run("/nonexistent/w.obj");
-    CHECK(c.status == 1 && strstr(c.err, "--obj: cannot write '/nonexistent/w"),
+    wg_cli c = obj_run("no-such-folder/w.obj");
+    CHECK(c.status == 1 && strstr(c.err, "--obj: cannot write 'no-such-folder/w"),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
 
