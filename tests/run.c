@@ -1,7 +1,9 @@
 /* run.c: the test runner.  Runs every WG_TEST in file order (or those whose
  * names contain argv[1]), prints one line per test and ends with
  * "N passed, N failed". */
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +98,54 @@ void *wg_read_file(const char *path, size_t *len)
     return buf;
 }
 
+/* How long a command the tests run may take before it is killed, with
+ * every process it started, and counted a failure: a command that blocked
+ * (a worldgen waiting for a reader on a FIFO, when a test's "missing"
+ * folder existed on the machine) had stopped the whole suite, and CI with
+ * it, instead of failing one test.  The slowest command, under the
+ * sanitizers, takes well under a minute. */
+#ifndef RUN_LIMIT_S
+#define RUN_LIMIT_S 600
+#endif
+
+static volatile sig_atomic_t run_alarmed;
+
+static void run_alarm(int sig)
+{
+    (void)sig;
+    run_alarmed = 1;
+}
+
+/* Wait for the command pid (the leader of its own process group), killing
+ * the group after RUN_LIMIT_S seconds; returns its wait status. */
+static int run_wait(pid_t pid, const char *const *argv)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = run_alarm; /* no SA_RESTART: waitpid returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, &old);
+    run_alarmed = 0;
+    alarm(RUN_LIMIT_S);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR)
+            break;
+        if (run_alarmed) {
+            run_alarmed = 0;
+            run_failures++;
+            fprintf(stderr, "    killed after %d s:", RUN_LIMIT_S);
+            for (int i = 0; argv[i]; i++)
+                fprintf(stderr, " %s", argv[i]);
+            fputc('\n', stderr);
+            kill(-pid, SIGKILL);
+        }
+    }
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    return st;
+}
+
 static wg_cli run_spawn(const char *file, const char *const *argv)
 {
     wg_cli c = {0};
@@ -105,6 +155,7 @@ static wg_cli run_spawn(const char *file, const char *const *argv)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
+        setpgid(0, 0); /* a group of its own, for run_wait to kill */
         int in = open("/dev/null", O_RDONLY);
         int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -120,8 +171,16 @@ static wg_cli run_spawn(const char *file, const char *const *argv)
         _exit(127);
     }
     int st = 0;
-    waitpid(pid, &st, 0);
-    c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (pid > 0) {
+        setpgid(pid, pid); /* as the child does: whichever runs first */
+        st = run_wait(pid, argv);
+    } else {
+        run_failures++;
+        perror("    fork");
+    }
+    c.status = pid < 0              ? 127
+               : WIFEXITED(st)     ? WEXITSTATUS(st)
+                                   : 128 + WTERMSIG(st);
     c.out = wg_read_file(out_path, &c.out_len);
     c.err = wg_read_file(err_path, NULL);
     if (!c.out)
