@@ -1406,3 +1406,28 @@ WG_TEST(tiles_messages_show_control_characters)
           "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
 }
+
+/* A Slurm run's tasks and mosaic job hold no lock: while its jobs are
+ * queued, a run of the parallel engine on the same folder is refused as
+ * a Slurm run is (it had made the tiles the tasks were making, and the
+ * mosaic beside the mosaic job's).  squeue is a stand-in that names the
+ * job queued. */
+WG_TEST(tiles_parallel_run_waits_for_queued_slurm_jobs)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-queued");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && mkdir bin && printf '#!/bin/sh\\necho 4242\\n' >bin/squeue "
+                    "&& chmod +x bin/squeue && T='%s/scripts/tiles --size 33 --tile 17 -q "
+                    "--out out -- --hydraulic 2 --mesh scalar' && $T >/dev/null && "
+                    "rm out/tiles/r0/r0c0.done && mkdir -p out/slurm && echo 4242 >out/slurm/jobs && "
+                    "PATH=$PWD/bin:$PATH $T; echo \"status $?\"; ls out/tiles/r0",
+                    dir, wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "status 1\n") && !strstr(c.out, "r0c0.done") &&
+              strstr(c.err, "scripts/tiles: the last run's Slurm jobs are still queued "
+                            "(4242): wait, or scancel them"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
