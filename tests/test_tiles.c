@@ -1431,3 +1431,36 @@ WG_TEST(tiles_parallel_run_waits_for_queued_slurm_jobs)
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* A tile's .done record that is no file is not read: a folder had ended
+ * the reading awk with a read error, and every tile was taken as made
+ * (status said 4/4, and a run went on to the mosaic); a FIFO had made
+ * status and every run wait for a writer for ever.  Each is damaged and
+ * made again, and a record that cannot be removed (the folder) is said
+ * by its name, not as the tile's folder that cannot be made. */
+WG_TEST(tiles_record_that_is_no_file_is_damaged)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-norec");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && T='%s/scripts/tiles --size 33 --tile 17 -q --out out -- "
+                    "--hydraulic 2 --mesh scalar' && $T >/dev/null && cd out/tiles/r0 && "
+                    "rm r0c0.done r0c1.done && mkfifo r0c0.done && mkdir r0c1.done && cd ../../.. "
+                    "&& timeout 10 %s/scripts/tiles status out",
+                    dir, wg_srcdir(), wg_srcdir());
+    CHECK(st == 0 && strstr(c.out, "2/4 tiles done\n") &&
+              strstr(c.out, "tile r0/r0c0 is damaged (its .done record is not a file)") &&
+              strstr(c.out, "tile r0/r0c1 is damaged (its .done record is not a file)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "cd '%s' && timeout 30 %s/scripts/tiles --size 33 --tile 17 -q --out out -- "
+                "--hydraulic 2 --mesh scalar; echo \"status $?\"; test -f out/tiles/r0/r0c0.done "
+                "&& echo remade", dir, wg_srcdir());
+    CHECK(strcmp(c.out, "status 1\nremade\n") == 0 &&
+              strstr(c.err, "r0/r0c1 FAILED (status 1): cannot remove "
+                            "'tiles/r0/r0c1.done': Is a directory"),
+          "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
