@@ -1467,3 +1467,27 @@ WG_TEST(tiles_record_that_is_no_file_is_damaged)
           "%s%s", c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* GNU parallel's own configuration ($PARALLEL, ~/.parallel/config) is not
+ * read: the progress reads each tile's line as its job printed it, and
+ * the jobs run as planned.  --tag had put the index before each line (no
+ * '[1/4]' progress, a failure not counted as one) and --dry-run had made
+ * no tile and said that the same command again would. */
+WG_TEST(tiles_parallel_reads_no_configuration_of_its_own)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-parconf");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && mkdir -p home/.parallel && echo --dry-run "
+                    ">home/.parallel/config && T='%s/scripts/tiles --size 33 --tile 17' && "
+                    "W='--hydraulic 2 --mesh scalar' && PARALLEL=--tag $T --out a -- $W "
+                    ">/dev/null && HOME=$PWD/home $T --out b -- $W >/dev/null && "
+                    "ls a/tiles/r1 b/tiles/r1",
+                    dir, wg_srcdir());
+    CHECK(st == 0 && strstr(c.err, "[1/4] ") && strstr(c.err, "[4/4] r") &&
+              strstr(c.out, "r1c1.done") && !strstr(c.err, "not made"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
