@@ -604,6 +604,22 @@ static int check_outputs_distinct(const settings *s)
                                outs[i].opt);
         }
     }
+    /* Likewise an output that is standard output's file while the tables
+     * go there (--json f > f): the output, renamed into place, replaced
+     * the file the tables were written into, and they were lost, with
+     * exit 0.  (A device, /dev/null, is never the same file.) */
+    if (tables_stream(s) == stdout && (!s->quiet || s->histogram)) {
+        const char *what = s->quiet ? "--histogram's figures" : "the tables";
+        const char *fix = !s->histogram ? "give -q"
+                          : s->quiet    ? "leave out --histogram"
+                                        : "give -q and leave out --histogram";
+        for (int i = 0; i < nouts; i++)
+            if (outs[i].path && wg_outfile_same(outs[i].path, "/dev/stdout"))
+                return usage_error("--%s writes '%s', standard output's "
+                                   "file too, where %s go; %s, or send --%s "
+                                   "to another file", outs[i].opt,
+                                   outs[i].path, what, fix, outs[i].opt);
+    }
     return -1;
 }
 

@@ -1099,6 +1099,30 @@ WG_TEST(hostile_output_on_standard_error_beside_the_tables_is_refused)
     wg_cli_free(&c);
 }
 
+/* The tables go to standard output: an output that is standard output's
+ * file too (--json f > f) is a usage error, before anything is written;
+ * the output, renamed into place, had replaced the file the tables were
+ * written into, and they were lost, with exit 0.  A map's header counts
+ * (--heightmap h.pfm > h.pfm.hdr); -q without --histogram prints nothing
+ * there, and /dev/null is no file the two share. */
+WG_TEST(hostile_output_on_standard_output_beside_the_tables_is_refused)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p tables3 && cd tables3 && W='../worldgen --size 16 --mesh scalar'; "
+        "$W --json f.json > f.json; echo $? $(wc -c < f.json); "
+        "$W --histogram -q --heightmap h.pfm > h.pfm.hdr; echo $? $(ls); "
+        "$W -q --json q.json > q.json; echo $? $(grep -c spec q.json); "
+        "$W --heightmap-format pfm --heightmap /dev/null > /dev/null; echo $?");
+    CHECK(strcmp(c.out, "2 0\n2 f.json h.pfm.hdr\n0 1\n0\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --json writes 'f.json', standard output's file too, "
+                        "where the tables go; give -q, or send --json to another file\n") &&
+              strstr(c.err, "worldgen: --heightmap writes 'h.pfm.hdr', standard output's "
+                            "file too, where --histogram's figures go; leave out "
+                            "--histogram, or send --heightmap to another file\n"),
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* A control character in a path (an escape sequence, a newline) is shown
  * as \xNN in a runtime error too, as usage errors show it: it can neither
  * drive the terminal nor forge a second line. */
