@@ -70,7 +70,12 @@ done
 [ -x ./worldgen ] || make -s worldgen
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-cc -O2 -o "$dir/resolution" scripts/resolution.c -lm
+# The project's compiler, as make and bench.sh take it; without one, a
+# message and exit 1 (a bare cc had ended the script with 127, "cc: command
+# not found").
+${CC:-cc} -O2 -o "$dir/resolution" scripts/resolution.c -lm ||
+    { echo "resolution.sh: cannot build scripts/resolution.c with '${CC:-cc}'" \
+           "(make deps installs a compiler)" >&2; exit 1; }
 # worldgen's default --mesh is auto: given here too, a user's --mesh had
 # been warned of as given twice, in each run.
 run() { ./worldgen -q --no-image "$@"; }

@@ -422,6 +422,19 @@ WG_TEST(measure_resolution_sh_fails_when_erosion_changes_nothing)
     wg_cli_free(&c);
 }
 
+/* Without the compiler it builds its measure with ($CC, or cc), a message
+ * naming it and exit 1; it had ended with 127, "cc: command not found". */
+WG_TEST(measure_resolution_sh_without_a_compiler_says_so)
+{
+    if (measure_copy_resolution_sh("rsh-cc", NULL) != 0)
+        return;
+    wg_cli c = wg_cli_sh("CC=no-such-cc rsh-cc/scripts/resolution.sh 3 5");
+    CHECK(c.status == 1 && strstr(c.err, "resolution.sh: cannot build "
+                                         "scripts/resolution.c with 'no-such-cc'"),
+          "status %d: %s%s", c.status, c.err, c.out);
+    wg_cli_free(&c);
+}
+
 /* drainage's figures for one surface ("water surface" or "ground"). */
 typedef struct {
     long pits, sea, border, to_pits, deep_pits, to_deep;
