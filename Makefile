@@ -44,9 +44,9 @@ FIELD_CFLAGS := -O3 -fopenmp-simd -fno-tree-pre -ffp-contract=off -fno-math-errn
 # says it is not available.
 OPENMP  ?= -fopenmp
 # libgomp is linked in statically, so that its constructor (which reads
-# OMP_WAIT_POLICY once) runs after openmp.c's, which sets worldgen's default
-# wait policy (openmp.c says why); a shared libgomp initialises before any
-# code of the executable can run.
+# OMP_WAIT_POLICY once) runs after openmp_team.c's, which sets worldgen's
+# default wait policy (openmp_team.c says why); a shared libgomp
+# initialises before any code of the executable can run.
 comma := ,
 OPENMP_LIBS := $(if $(OPENMP),-Wl$(comma)--push-state$(comma)-Bstatic -lgomp -Wl$(comma)--pop-state)
 LDLIBS_LINK = $(OPENMP_LIBS) $(LDLIBS)
@@ -195,8 +195,9 @@ $(B)/render/render.o: CFLAGS += -O3 -fno-trapping-math
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)
 
-# The openmp backend, the one file built with OpenMP (see OPENMP above).
-$(B)/backends/openmp.o: FIELD_CFLAGS += $(OPENMP)
+# The openmp backend's files (backends/openmp*.c), the only ones built with
+# OpenMP (see OPENMP above).
+$(filter $(B)/backends/openmp%.o,$(LIB_OBJ)): FIELD_CFLAGS += $(OPENMP)
 
 # Shaders: GLSL compiled to SPIR-V, as a C initializer list that vulkan.c
 # includes, so the binary runs from any directory.

@@ -229,8 +229,8 @@ double wg_now(void);
 
 /* The CPUs this process may run on, at least 1: those of its affinity as
  * it started (taskset, a control group's cpuset: a container, a Slurm
- * job), not every core online.  In openmp.c, the one file built with
- * OpenMP: libgomp's own count, where the main thread's affinity may since
+ * job), not every core online.  In openmp_team.c, built with OpenMP:
+ * libgomp's own count, where the main thread's affinity may since
  * have been narrowed to one place (OMP_PROC_BIND). */
 int wg_cpus(void);
 
@@ -238,7 +238,7 @@ int wg_cpus(void);
  * binds the main thread to one place at start (OMP_PROC_BIND, OMP_PLACES,
  * GOMP_CPU_AFFINITY), and a thread the main one starts inherits that:
  * the renderer's and the writers' threads, wg_cpus() of them, had all run
- * on the one CPU.  In openmp.c, beside wg_cpus.  This function can't
+ * on the one CPU.  In openmp_team.c, beside wg_cpus.  This function can't
  * fail (where the affinity cannot be set, the thread stays as it was). */
 void wg_thread_unbind(void);
 

@@ -321,8 +321,8 @@ if [ -n "$csv" ] && [ "$csv" != - ]; then
         [ ! -f "$csv_dst" ] || chmod --reference="$csv_dst" -- "$csv_tmp" 2>/dev/null || :
     fi
 fi
-# OpenMP's idle threads wait passively: worldgen's own default (openmp.c says
-# why); set OMP_WAIT_POLICY to measure another policy.
+# OpenMP's idle threads wait passively: worldgen's own default
+# (openmp_team.c says why); set OMP_WAIT_POLICY to measure another policy.
 command -v jq >/dev/null || { echo "bench.sh needs jq (make deps installs it)" >&2; exit 1; }
 # The field stages only, no picture, unless -R: then the default picture,
 # into a temporary PNG (made below, with the JSON's).
