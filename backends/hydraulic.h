@@ -190,7 +190,7 @@ static inline void wg_hyd_settle(const wg_hyd_consts *k, float b, float w,
  * eight neighbours: rows are indexed by world x; 'u' and 'd' are the rows
  * above and below.  Writes P and Q. */
 /* always_inline: each backend inlines it into its own row function, built
- * for its own vector width (openmp.c's target clones). */
+ * for its own vector width (openmp_hydraulic.c's target clones). */
 __attribute__((always_inline)) static inline void wg_hyd_route_row(const wg_hyd_consts *k,
                                     const float *restrict bu,
                                     const float *restrict b,

@@ -201,7 +201,7 @@ static const uint32_t vulkan_normals_spv[] =
  * octave table as an array of structs (std140 rounds a struct's alignment
  * and the array stride up to 16 bytes, hence the padding).  The stages run
  * on the rectangle R (vulkan_ctx.all) as on a world of w x h cells whose
- * border is R's edge (see openmp.c: exact on the window); the terrain
+ * border is R's edge (see openmp_stage.h: exact on the window); the terrain
  * alone needs R's place in the world, (ox, oy). */
 typedef struct vulkan_params {
     uint32_t w, octaves;

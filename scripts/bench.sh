@@ -82,8 +82,8 @@
 #     AVX2 loops: the surface b + w 1; pass 1 149 (d 3 x 8: subtract,
 #     compare, and; dmax 12: 4 corner products, 8 max; P 13: compare,
 #     select, rcp 10, select; the weights 5 x 8: x P, t^2, t^4 and one
-#     flush, compare and and (openmp.c says why one flush gives the SPEC's
-#     bits); their sum 8; F 14; Q 14; the shares 3 x 8); pass 2 169 (the
+#     flush, compare and and (openmp_hydraulic.c says why one flush gives
+#     the SPEC's bits); their sum 8; F 14; Q 14; the shares 3 x 8); pass 2 169 (the
 #     cell's own shares summed, 'out', 8; per neighbour 11 x 8: win and sin
 #     4, e 4, drop 1, creep 2; 4 corner products; then the discharge, the
 #     state, erode/deposit and the running mean 69).  Bytes: 32 (b, w, s, a read, b, w, s, a

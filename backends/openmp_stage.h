@@ -1,0 +1,64 @@
+/* openmp_stage.h: what the OpenMP backend's stages share across its
+ * files: the context they run on (openmp_ctx), the rule for a row's last
+ * cells (OPENMP_LANES, openmp_tail), and the stages in files of their own
+ * (stage 3: openmp_hydraulic.c), which openmp.c's driver (openmp_stages)
+ * runs as it runs its own.  Private to the backend's files
+ * (backends/openmp*.c), which define _GNU_SOURCE before any include, for
+ * openmp_team.h's cpu_set_t. */
+#ifndef WG_OPENMP_STAGE_H
+#define WG_OPENMP_STAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "hydraulic.h"
+#include "openmp_team.h"
+
+/* The stages run on the rectangle R = wg_job_rect() (the whole world, or
+ * a region and its halo) as on a world of R's width and height: R's edges
+ * are its border, where neighbours do not exist.  Where R's edge is the
+ * world's, that is the SPEC's rule; elsewhere it makes cells near the edge
+ * wrong, but no further in than the halo, which the window does not reach
+ * (SPEC.md "Windows and tiles").  Only the terrain needs R's place in the
+ * world: it samples the noise at world coordinates.
+ *
+ * uxc, uxs: the x-dependent halves of an octave's turned coordinates, per
+ * row of R: tab[o][x] = {ux * COS[o], ux * SIN[o]}, stored as two rows. */
+typedef struct openmp_ctx {
+    const wg_job *job;
+    int threads;
+    wg_rect all, win; /* R, and the window read back */
+    wg_fields f;  /* R's fields: handed over or cropped by the readback */
+    float *other; /* the second erosion buffer */
+    float *uxc, *uxs; /* octaves * R's width each */
+    float *quad;  /* the lattice's corners, 4 per point (openmp_quads) */
+    size_t stream_bytes; /* outputs larger are streamed (openmp_streams) */
+    wg_hyd_buffers hb; /* the hydraulic stage's, during the stage */
+    struct openmp_progress *hyd_done; /* [threads], during the stage */
+} openmp_ctx;
+
+/* The widest vector's cells (AVX-512's 16 floats; a multiple of AVX2's 8
+ * and SSE's 4): a row's cells are made this many at a time.  gcc's
+ * vectorised loops make the cells past the last whole vector one at a
+ * time, and an inner row of 512 (510 cells) leaves 14, each costing about
+ * as much as a whole vector: the row kernels run whole vectors, and the
+ * last OPENMP_LANES cells once more as one vector (openmp_tail). */
+#define OPENMP_LANES 16
+
+/* Where a row kernel over [x0, x1) stops its whole vectors: the cells from
+ * there to x1 are then made as the last OPENMP_LANES of the span again,
+ * from x1 - OPENMP_LANES (a kernel whose cells depend only on its inputs,
+ * written where it reads nothing, makes them twice to the same bits).
+ * Spans shorter than a vector run whole, one cell at a time. */
+static inline size_t openmp_tail(size_t x0, size_t x1)
+{
+    const size_t len = x1 - x0;
+    return len < OPENMP_LANES ? x1 : x0 + len / OPENMP_LANES * OPENMP_LANES;
+}
+
+/* Stage 3, run by every thread of the team (openmp_stages). */
+void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                      uint32_t nt);
+
+#endif
