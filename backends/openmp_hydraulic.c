@@ -96,7 +96,10 @@ static inline float openmp_hyd_weight(float d, float g, float p, float eps)
 /* The statements for the first of a loop pass's J cells (j = 0), and for
  * the others (j = 1 .. J - 1) when J is larger: J is a constant where it is
  * used, so the tests fold away and gcc vectorises the loop (loops over j
- * stopped it: "two or more consecutive inner loops"). */
+ * stopped it: "two or more consecutive inner loops").  The arrays the
+ * statements index hold OMP_J_MAX cells, so that the branches for j the
+ * loop's J leaves out index inside them too (clang warned of them). */
+#define OMP_J_MAX 4
 #define OMP_J(...)                                                           \
     do {                                                                     \
         {                                                                    \
@@ -151,7 +154,8 @@ openmp_hyd_route_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
                     *restrict s6 = share[6], *restrict s7 = share[7];
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
-        float h[4], d[8][4], dmax[4], sum[4], p[4], wt[8][4], q[4];
+        float h[OMP_J_MAX], d[8][OMP_J_MAX], dmax[OMP_J_MAX], sum[OMP_J_MAX],
+            p[OMP_J_MAX], wt[8][OMP_J_MAX], q[OMP_J_MAX];
         OMP_J(h[j] = h1[x + j * off]);
 #define OMP_D(i, row, dx)                                                    \
         OMP_J(d[i][j] = wg_hyd_ftz_nn(h[j] - row[x + j * off + dx], eps))
@@ -284,7 +288,8 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
     float *restrict am = in->a;
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
-        float b[2], win[2], sin[2], drop[2], creep[2], out[2];
+        float b[OMP_J_MAX], win[OMP_J_MAX], sin[OMP_J_MAX], drop[OMP_J_MAX],
+            creep[OMP_J_MAX], out[OMP_J_MAX];
         OMP_J(b[j] = b1[x + j * off];
               win[j] = sin[j] = drop[j] = creep[j] = out[j] = 0.0f);
         /* 'out' is summed here from the cell's own shares, in SPEC
@@ -316,7 +321,7 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
             OMP_NBJ(f7, w2, z2, b2, 1, gd, cd);
         }
 #undef OMP_NBJ
-        float nb[2], nw[2], ns[2], na[2];
+        float nb[OMP_J_MAX], nw[OMP_J_MAX], ns[OMP_J_MAX], na[OMP_J_MAX];
         OMP_J(na[j] = am[x + j * off]);
         OMP_J(wg_hyd_finish(&kk, b[j], w1[x + j * off], z1[x + j * off],
                             out[j], win[j], sin[j], drop[j], creep[j],
