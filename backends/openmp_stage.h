@@ -1,15 +1,18 @@
 /* openmp_stage.h: what the OpenMP backend's stages share across its
  * files: the context they run on (openmp_ctx), the rule for a row's last
- * cells (OPENMP_LANES, openmp_tail), and the stages in files of their own
- * (stage 3: openmp_hydraulic.c), which openmp.c's driver (openmp_stages)
- * runs as it runs its own.  Private to the backend's files
- * (backends/openmp*.c), which define _GNU_SOURCE before any include, for
- * openmp_team.h's cpu_set_t. */
+ * cells (OPENMP_LANES, openmp_tail), a row written past the cache
+ * (openmp_stream_row, openmp_streams), and the stages in files of their
+ * own (stage 1: openmp_terrain.c, with the quads openmp_open makes; stage
+ * 3: openmp_hydraulic.c), which openmp.c's driver (openmp_stages) runs as
+ * it runs its own.  Private to the backend's files (backends/openmp*.c),
+ * which define _GNU_SOURCE before any include, for openmp_team.h's
+ * cpu_set_t. */
 #ifndef WG_OPENMP_STAGE_H
 #define WG_OPENMP_STAGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "backend.h"
 #include "hydraulic.h"
@@ -57,8 +60,48 @@ static inline size_t openmp_tail(size_t x0, size_t x1)
     return len < OPENMP_LANES ? x1 : x0 + len / OPENMP_LANES * OPENMP_LANES;
 }
 
-/* Stage 3, run by every thread of the team (openmp_stages). */
+/* Copy a row of n floats to memory that will not be read again soon,
+ * bypassing the cache where the CPU can: a plain store first reads the line
+ * it writes (read-for-ownership), so three output fields cost six streams
+ * of memory traffic instead of three. */
+static inline void openmp_stream_row(float *restrict dst,
+                                     const float *restrict src, size_t n,
+                                     int stream)
+{
+    if (!stream) {
+        memcpy(dst, src, n * sizeof *dst);
+        return;
+    }
+    size_t x = 0;
+#ifdef __SSE__
+    for (; x < n && ((uintptr_t)(dst + x) & 15); x++)
+        dst[x] = src[x];
+    for (; x + 4 <= n; x += 4)
+        _mm_stream_ps(dst + x, _mm_loadu_ps(src + x));
+#endif
+    for (; x < n; x++)
+        dst[x] = src[x];
+}
+
+static inline int openmp_streams(const openmp_ctx *s, int fields)
+{
+    return wg_rect_cells(s->all) * sizeof(float) * (size_t)fields >
+           s->stream_bytes;
+}
+
+/* The stages in files of their own, each run by every thread of the team
+ * (openmp_stages): stage 1, the terrain (openmp_terrain.c), and stage 3,
+ * the hydraulic erosion (openmp_hydraulic.c). */
+void openmp_terrain(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                    uint32_t nt);
 void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
                       uint32_t nt);
+
+#ifdef OPENMP_X86
+/* The lattice's rows [y0, y1) as the terrain's quads (openmp_terrain.c),
+ * made by openmp_open beside the fields' first touch. */
+void openmp_quads(const float *restrict lat, float *restrict quad,
+                  uint32_t y0, uint32_t y1);
+#endif
 
 #endif
