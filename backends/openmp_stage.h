@@ -3,8 +3,8 @@
  * cells (OPENMP_LANES, openmp_tail), a row written past the cache
  * (openmp_stream_row, openmp_streams), and the stages in files of their
  * own (stage 1: openmp_terrain.c, with the quads openmp_open makes; stage
- * 3: openmp_hydraulic.c), which openmp.c's driver (openmp_stages) runs as
- * it runs its own.  Private to the backend's files (backends/openmp*.c),
+ * 2: openmp_erosion.c; stage 3: openmp_hydraulic.c), which openmp.c's
+ * driver (openmp_stages) runs as it runs its own.  Private to the backend's files (backends/openmp*.c),
  * which define _GNU_SOURCE before any include, for openmp_team.h's
  * cpu_set_t. */
 #ifndef WG_OPENMP_STAGE_H
@@ -90,9 +90,12 @@ static inline int openmp_streams(const openmp_ctx *s, int fields)
 }
 
 /* The stages in files of their own, each run by every thread of the team
- * (openmp_stages): stage 1, the terrain (openmp_terrain.c), and stage 3,
- * the hydraulic erosion (openmp_hydraulic.c). */
+ * (openmp_stages): stage 1, the terrain (openmp_terrain.c), stage 2, the
+ * erosion (openmp_erosion.c), and stage 3, the hydraulic erosion
+ * (openmp_hydraulic.c). */
 void openmp_terrain(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                    uint32_t nt);
+void openmp_erosion(openmp_ctx *s, openmp_team *tm, uint32_t id,
                     uint32_t nt);
 void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
                       uint32_t nt);
