@@ -1,10 +1,10 @@
 /* openmp_stage.h: what the OpenMP backend's stages share across its
  * files: the context they run on (openmp_ctx), the rule for a row's last
  * cells (OPENMP_LANES, openmp_tail), a row written past the cache
- * (openmp_stream_row, openmp_streams), and the stages in files of their
- * own (stage 1: openmp_terrain.c, with the quads openmp_open makes; stage
- * 2: openmp_erosion.c; stage 3: openmp_hydraulic.c), which openmp.c's
- * driver (openmp_stages) runs as it runs its own.  Private to the backend's files (backends/openmp*.c),
+ * (openmp_stream_row, openmp_streams), and the stages, each in a file of
+ * its own (stage 1: openmp_terrain.c, with the quads openmp_open makes;
+ * stage 2: openmp_erosion.c; stage 3: openmp_hydraulic.c; stage 4:
+ * openmp_normals.c), which openmp.c's driver (openmp_stages) runs.  Private to the backend's files (backends/openmp*.c),
  * which define _GNU_SOURCE before any include, for openmp_team.h's
  * cpu_set_t. */
 #ifndef WG_OPENMP_STAGE_H
@@ -89,16 +89,18 @@ static inline int openmp_streams(const openmp_ctx *s, int fields)
            s->stream_bytes;
 }
 
-/* The stages in files of their own, each run by every thread of the team
- * (openmp_stages): stage 1, the terrain (openmp_terrain.c), stage 2, the
- * erosion (openmp_erosion.c), and stage 3, the hydraulic erosion
- * (openmp_hydraulic.c). */
+/* The stages, each in a file of its own and run by every thread of the
+ * team (openmp_stages): stage 1, the terrain (openmp_terrain.c), stage 2,
+ * the erosion (openmp_erosion.c), stage 3, the hydraulic erosion
+ * (openmp_hydraulic.c), and stage 4, the normals (openmp_normals.c). */
 void openmp_terrain(openmp_ctx *s, openmp_team *tm, uint32_t id,
                     uint32_t nt);
 void openmp_erosion(openmp_ctx *s, openmp_team *tm, uint32_t id,
                     uint32_t nt);
 void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
                       uint32_t nt);
+void openmp_normals(openmp_ctx *s, openmp_team *tm, uint32_t id,
+                    uint32_t nt);
 
 #ifdef OPENMP_X86
 /* The lattice's rows [y0, y1) as the terrain's quads (openmp_terrain.c),
