@@ -1203,13 +1203,65 @@ static int vulkan_address_space_check(const vulkan_ctx *v, char *err)
                    floor(left / mib));
 }
 
+/* The threads lavapipe (Mesa 22.3) cannot run without: its queue's, and
+ * with two or more rasteriser threads (LP_NUM_THREADS, else one per CPU
+ * online, 32 at most) those and two more.  Measured under ulimit -u
+ * with its disk cache unwritable: it runs with exactly these beside the
+ * main thread, and with one fewer it waits for ever in its first submit
+ * (with a writable cache one fewer ran: a limit that tight is refused). */
+static int vulkan_cpu_device_needs_threads(void)
+{
+    const char *lp = getenv("LP_NUM_THREADS");
+    long n = lp ? strtol(lp, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    n = n < 1 ? 1 : n > 32 ? 32 : n;
+    return n <= 1 ? 1 : (int)n + 2;
+}
+
+static void *vulkan_trial_thread(void *arg)
+{
+    pthread_mutex_t *gate = arg;
+    pthread_mutex_lock(gate); /* held until every trial thread started */
+    pthread_mutex_unlock(gate);
+    return NULL;
+}
+
+/* Under a limit on processes (ulimit -u, a control group's pids.max), a
+ * CPU device whose threads could not all start did not fail: lavapipe
+ * waited for ever in its first submit (on 2 CPUs, any limit that left it
+ * fewer than 4 threads).  So the threads it needs are started here first,
+ * all at once, and ended.  Returns 0, or -1 with err naming the limit. */
+static int vulkan_threads_check(const vulkan_ctx *v, char *err)
+{
+    if (v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+        return 0;
+    const int need = vulkan_cpu_device_needs_threads();
+    pthread_t tid[34];
+    pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&gate);
+    int n = 0, e = 0;
+    while (n < need && (e = pthread_create(&tid[n], NULL, vulkan_trial_thread,
+                                           &gate)) == 0)
+        n++;
+    pthread_mutex_unlock(&gate);
+    for (int i = 0; i < n; i++)
+        pthread_join(tid[i], NULL);
+    if (n == need)
+        return 0;
+    return wg_fail(err, "vulkan: %s needs %d threads beside this one for %s, "
+                   "and only %d could start (%s: a limit on processes, "
+                   "ulimit -u or a control group's pids.max): raise the "
+                   "limit, or use another backend", v->d.props.deviceName,
+                   need, v->d.what, n, strerror(e));
+}
+
 static void *vulkan_open(const wg_job *job, wg_times *t, char *err)
 {
     (void)t; /* registry.c times all of open() as the setup */
     vulkan_ctx *v = vulkan_start(job, err);
     if (!v)
         return NULL;
-    if (vulkan_address_space_check(v, err) || vulkan_dev_create(&v->d, err) || vulkan_create_buffers(v, err) ||
+    if (vulkan_address_space_check(v, err) || vulkan_threads_check(v, err) ||
+        vulkan_dev_create(&v->d, err) || vulkan_create_buffers(v, err) ||
         vulkan_create_descriptors(v, err) ||
         vulkan_create_pipelines(v, err) || vulkan_create_commands(v, err))
         goto fail;

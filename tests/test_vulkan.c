@@ -982,3 +982,42 @@ WG_TEST(vulkan_failure_under_a_limit_names_the_limit)
           "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
 }
+
+/* Under a limit on processes that leaves a CPU device (lavapipe) fewer
+ * threads than it starts, it did not fail: it waited for ever in its first
+ * submit (ulimit -u 2 to 4 with two rasteriser threads), or failed
+ * vkCreateDevice with VK_ERROR_UNKNOWN (ulimit -u 1), naming no cause.
+ * Each is now a failure naming the limit, exit 1; with room for its
+ * threads it runs.  As root, running worldgen as a user of its own (the
+ * limit counts every process of the user). */
+WG_TEST(vulkan_process_limit_is_said_not_hung)
+{
+    if (geteuid() != 0) {
+        wg_skip("needs root, to run worldgen as another user");
+        return;
+    }
+    const int cpu = vk_cpu_device();
+    if (cpu < 0)
+        return;
+    char cmd[900];
+    snprintf(cmd, sizeof cmd,
+             "command -v setpriv >/dev/null && command -v prlimit >/dev/null || "
+             "{ echo no-setpriv; exit 0; }; d=$(mktemp -d /tmp/wg-nproc.XXXXXX) && chmod 755 $d && "
+             "cp ./worldgen $d/wg && u=$((60000 + $$ %% 4000)); "
+             "for n in 1 2 3 4 8; do HOME=$d LP_NUM_THREADS=2 timeout 30 prlimit --nproc=$n "
+             "setpriv --reuid=$u --regid=$u --clear-groups $d/wg --size 16 --mesh vulkan "
+             "--gpu %d -q --no-image 2>>$d/err; printf '%%s ' $?; done; "
+             "grep -c 'needs 4 threads beside this one for a 16x16 world, and only "
+             "[0-3] could start (Resource temporarily unavailable: a limit on processes, "
+             "ulimit -u or a control group.s pids.max): raise the limit, or use another "
+             "backend' $d/err; rm -rf $d",
+             cpu);
+    wg_cli c = wg_cli_sh(cmd);
+    if (strcmp(c.out, "no-setpriv\n") == 0) {
+        wg_skip("needs setpriv (util-linux)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1 1 1 1 0 4\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
