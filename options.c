@@ -579,15 +579,16 @@ static int check_outputs_distinct(const settings *s)
      * file as well (--json /dev/stderr, or --out - with 2>&1 into one
      * file) had them written into it, a PNG or a JSON no reader takes,
      * with exit 0. */
-    if (tables_stream(s) == stderr && (!s->quiet || s->histogram)) {
+    const int tables = !s->quiet || s->histogram; /* printed at all */
+    const char *what = s->quiet ? "--histogram's figures" : "the tables";
+    const char *fix = !s->histogram ? "give -q"
+                      : s->quiet    ? "leave out --histogram"
+                                    : "give -q and leave out --histogram";
+    if (tables && tables_stream(s) == stderr) {
         const char *taker = NULL;
         for (int i = 0; i < nouts && !taker; i++)
             if (outs[i].path && wg_outfile_is_stdout(outs[i].path))
                 taker = outs[i].opt;
-        const char *what = s->quiet ? "--histogram's figures" : "the tables";
-        const char *fix = !s->histogram ? "give -q"
-                          : s->quiet    ? "leave out --histogram"
-                                        : "give -q and leave out --histogram";
         for (int i = 0; i < nouts; i++) {
             const char *p = outs[i].path;
             if (!p || !wg_outfile_same(p, "/dev/stderr"))
@@ -608,11 +609,7 @@ static int check_outputs_distinct(const settings *s)
      * go there (--json f > f): the output, renamed into place, replaced
      * the file the tables were written into, and they were lost, with
      * exit 0.  (A device, /dev/null, is never the same file.) */
-    if (tables_stream(s) == stdout && (!s->quiet || s->histogram)) {
-        const char *what = s->quiet ? "--histogram's figures" : "the tables";
-        const char *fix = !s->histogram ? "give -q"
-                          : s->quiet    ? "leave out --histogram"
-                                        : "give -q and leave out --histogram";
+    if (tables && tables_stream(s) == stdout) {
         for (int i = 0; i < nouts; i++)
             if (outs[i].path && wg_outfile_same(outs[i].path, "/dev/stdout"))
                 return usage_error("--%s writes '%s', standard output's "
