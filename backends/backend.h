@@ -8,6 +8,7 @@
 #ifndef WG_BACKEND_H
 #define WG_BACKEND_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "spec.h"
@@ -241,6 +242,18 @@ int wg_cpus(void);
  * on the one CPU.  In openmp_team.c, beside wg_cpus.  This function can't
  * fail (where the affinity cannot be set, the thread stays as it was). */
 void wg_thread_unbind(void);
+
+/* Thread i's attributes for wg_threads_try (i from 0), into store: returns
+ * store, or NULL for the thread library's defaults. */
+typedef pthread_attr_t *(*wg_thread_attr_fn)(int i, void *ctx,
+                                             pthread_attr_t *store);
+
+/* Start 'count' threads that stay alive until all are started (or one
+ * could not be), each with attr's attributes (attr may be NULL), then end
+ * them: whether a backend's threads can run at once here.  Returns how
+ * many started; *error is pthread_create's error for the one that did not
+ * (-1: out of memory), else 0.  In threads.c. */
+int wg_threads_try(int count, wg_thread_attr_fn attr, void *ctx, int *error);
 
 /* Format an error message into err[WG_ERR_LEN].  Always returns -1, so a
  * failing function can 'return wg_fail(err, ...)'. */

@@ -125,24 +125,6 @@ int openmp_threads(const wg_job *job)
 #endif
 }
 
-/* The threads of openmp_can_start wait here until every one is started
- * (or one could not be), so that they are all alive at once. */
-typedef struct openmp_trial {
-    pthread_mutex_t lock;
-    pthread_cond_t go;
-    int released;
-} openmp_trial;
-
-static void *openmp_trial_main(void *arg)
-{
-    openmp_trial *t = arg;
-    pthread_mutex_lock(&t->lock);
-    while (!t->released)
-        pthread_cond_wait(&t->go, &t->lock);
-    pthread_mutex_unlock(&t->lock);
-    return NULL;
-}
-
 /* Where libgomp binds thread i of a team of n (team.c, gomp_team_start):
  * the place, or -1 where threads are not bound.  OMP_PROC_BIND=true, as
  * GOMP_CPU_AFFINITY sets it, binds as close does. */
@@ -215,14 +197,24 @@ static unsigned long openmp_stack_size(const char **var)
     return 0;
 }
 
-/* Thread i's attributes as libgomp makes them: its stack size
+/* The team openmp_can_start tries: its size, and the place of the thread
+ * last tried (-1: not bound). */
+typedef struct openmp_trial {
+    int threads, place;
+} openmp_trial;
+
+/* Team thread i + 1's attributes as libgomp makes them (a
+ * wg_thread_attr_fn; thread 0 is the caller): its stack size
  * (OMP_STACKSIZE), and bound to its place's CPUs, so that its creation
  * fails here as it would there.  Returns attr, or NULL where the thread
- * has the thread library's defaults; *place is its place or -1. */
-static pthread_attr_t *openmp_trial_attr(int i, int n, pthread_attr_t *attr,
-                                         int *place)
+ * has the thread library's defaults; the trial's place is its place or
+ * -1. */
+static pthread_attr_t *openmp_trial_attr(int i, void *ctx,
+                                         pthread_attr_t *attr)
 {
-    *place = openmp_place_of(i, n);
+    openmp_trial *trial = ctx;
+    int *place = &trial->place;
+    *place = openmp_place_of(i + 1, trial->threads);
 #ifdef _OPENMP
     const char *var;
     const unsigned long stack = openmp_stack_size(&var);
@@ -248,8 +240,6 @@ static pthread_attr_t *openmp_trial_attr(int i, int n, pthread_attr_t *attr,
     pthread_attr_setaffinity_np(attr, sizeof set, &set);
     return attr;
 #else
-    (void)i;
-    (void)n;
     (void)attr;
     return NULL;
 #endif
@@ -289,32 +279,18 @@ int openmp_can_start(int threads, char *err)
     static int started_before;
     if (threads <= 1 || started_before >= threads)
         return 0;
-    pthread_t *tid = malloc((size_t)threads * sizeof *tid);
-    if (!tid)
+    /* This thread is the team's first; the others are tried, each bound
+     * to its place as libgomp binds it: a place with no CPU this machine
+     * has (GOMP_CPU_AFFINITY="0 7" on 2 CPUs; libgomp keeps such places
+     * from it, not from OMP_PLACES) failed libgomp's pthread_create, and
+     * libgomp exited ("Thread creation failed: Invalid argument"), --mesh
+     * all too. */
+    openmp_trial trial = {threads, -1};
+    int e;
+    const int n = 1 + wg_threads_try(threads - 1, openmp_trial_attr, &trial, &e);
+    const int place = trial.place; /* the last thread tried */
+    if (e < 0)
         return wg_fail(err, "openmp: out of memory for %d threads", threads);
-    openmp_trial t = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    int n = 1, e = 0, place = -1; /* this thread is the team's first */
-    while (n < threads) {
-        /* Bound to its place as libgomp binds it: a place with no CPU this
-         * machine has (GOMP_CPU_AFFINITY="0 7" on 2 CPUs; libgomp keeps
-         * such places from it, not from OMP_PLACES) failed libgomp's
-         * pthread_create, and libgomp exited ("Thread creation failed:
-         * Invalid argument"), --mesh all too. */
-        pthread_attr_t attr, *a = openmp_trial_attr(n, threads, &attr, &place);
-        e = pthread_create(&tid[n - 1], a, openmp_trial_main, &t);
-        if (a)
-            pthread_attr_destroy(a);
-        if (e != 0)
-            break;
-        n++;
-    }
-    pthread_mutex_lock(&t.lock);
-    t.released = 1;
-    pthread_cond_broadcast(&t.go);
-    pthread_mutex_unlock(&t.lock);
-    for (int i = 0; i < n - 1; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
     if (n >= threads) {
         started_before = threads;
         return 0;
@@ -333,14 +309,12 @@ int openmp_can_start(int threads, char *err)
      * starts tells the two apart. */
     const char *var;
     const unsigned long stack = openmp_stack_size(&var);
-    pthread_t plain;
-    if (stack && pthread_create(&plain, NULL, openmp_trial_main, &t) == 0) {
-        pthread_join(plain, NULL);
+    int plain_error;
+    if (stack && wg_threads_try(1, NULL, NULL, &plain_error) == 1)
         return wg_fail(err, "cannot start %d threads, only %d: each needs "
                        "the stack of %lu bytes that %s='%s' asks for (%s); "
                        "give a smaller %s, or --threads %d", threads, n,
                        stack, var, getenv(var), strerror(e), var, n);
-    }
     return wg_fail(err, "cannot start %d threads, only %d (%s: a "
                    "limit on processes, ulimit -u or a control group's "
                    "pids.max); give --threads %d", threads, n, strerror(e),

@@ -1217,14 +1217,6 @@ static int vulkan_cpu_device_needs_threads(void)
     return n <= 1 ? 1 : (int)n + 2;
 }
 
-static void *vulkan_trial_thread(void *arg)
-{
-    pthread_mutex_t *gate = arg;
-    pthread_mutex_lock(gate); /* held until every trial thread started */
-    pthread_mutex_unlock(gate);
-    return NULL;
-}
-
 /* Under a limit on processes (ulimit -u, a control group's pids.max), a
  * CPU device whose threads could not all start did not fail: lavapipe
  * waited for ever in its first submit (on 2 CPUs, any limit that left it
@@ -1235,18 +1227,12 @@ static int vulkan_threads_check(const vulkan_ctx *v, char *err)
     if (v->d.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
         return 0;
     const int need = vulkan_cpu_device_needs_threads();
-    pthread_t tid[34];
-    pthread_mutex_t gate = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&gate);
-    int n = 0, e = 0;
-    while (n < need && (e = pthread_create(&tid[n], NULL, vulkan_trial_thread,
-                                           &gate)) == 0)
-        n++;
-    pthread_mutex_unlock(&gate);
-    for (int i = 0; i < n; i++)
-        pthread_join(tid[i], NULL);
+    int e;
+    const int n = wg_threads_try(need, NULL, NULL, &e);
     if (n == need)
         return 0;
+    if (e < 0)
+        return wg_fail(err, "vulkan: out of memory for %d threads", need);
     return wg_fail(err, "vulkan: %s needs %d threads beside this one for %s, "
                    "and only %d could start (%s: a limit on processes, "
                    "ulimit -u or a control group's pids.max): raise the "
