@@ -191,6 +191,12 @@ $(B)/backends/%.o: backends/%.c Makefile $(B)/flags | $(SPV_INC)
 $(B)/render/raster.o: CFLAGS += -O3 -fno-trapping-math
 # The same for the ground with the water shown on it (render_top_inner).
 $(B)/render/render.o: CFLAGS += -O3 -fno-trapping-math
+# The shading and the materials: -O3, and no errno from libm (sqrtf
+# becomes one instruction): shade 16.9 to 15.8 ms at 512 with --aa 2,
+# medians of 11 in turn, the picture the same to the byte.  (An AVX2 build
+# of them measured the same as SSE2: a point's shading is scalar work.)
+$(B)/render/shade.o: CFLAGS += -O3 -fno-trapping-math -fno-math-errno
+$(B)/render/material.o: CFLAGS += -O3 -fno-trapping-math -fno-math-errno
 
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)
