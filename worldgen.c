@@ -367,6 +367,13 @@ static int write_picture(const settings *s, const wg_fields *f,
                 "within, with holes where its surface faces away; raise "
                 "--elevation, --distance or --look", (double)rs.camera_y,
                 (double)rs.surface_y);
+        else if (rs.camera_near)
+            say("warning: the camera is %.2g over the surface (at height "
+                "%.6g, the surface at %.6g), nearer than the %g the "
+                "picture is cut at: the surface close by is cut away, with "
+                "holes; raise --elevation, --distance or --look",
+                (double)(rs.camera_y - rs.surface_y), (double)rs.camera_y,
+                (double)rs.surface_y, (double)WG_EYE_NEAR);
         rep->raster = rs.raster;
         rep->shade = rs.shade;
         rep->triangles = rs.triangles;

@@ -56,7 +56,7 @@ void wg_eye_make(wg_eye *v, const wg_camera *c, uint32_t w, uint32_t h)
     /* Nothing of the terrain comes nearer than this and still matters: a
      * millimetre in a six-metre world.  Clipping there keeps every drawn
      * depth finite; raster.c's guard band keeps the positions finite. */
-    v->near = 1e-3f;
+    v->near = WG_EYE_NEAR;
 }
 
 void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3])

@@ -591,15 +591,21 @@ static float render_under(const float *h, uint32_t n, float x, float z)
 
 /* Whether the camera at 'pos' is inside the block of ground f->height with
  * the water 'top' on it: over its footprint, under the surface and above
- * the floor; in the water if above the ground there. */
+ * the floor; in the water if above the ground there.  Or over the surface
+ * by less than 'near', the depth the rasteriser clips at: the surface
+ * under it is then nearer than that and cut away, with holes as from
+ * inside (half a millimetre over level ground, looking down, had shown
+ * the sky where the ground was, and no warning). */
 static void render_inside(const wg_fields *f, const float *top,
-                          const float pos[3], wg_render_stats *rs)
+                          const float pos[3], float near,
+                          wg_render_stats *rs)
 {
     const float s = render_under(top, f->n, pos[0], pos[2]);
     const float g = render_under(f->height, f->n, pos[0], pos[2]);
     rs->surface_y = s;
     rs->camera_inside = pos[1] < s && pos[1] > WG_BLOCK_FLOOR;
     rs->camera_in_water = rs->camera_inside && pos[1] >= g;
+    rs->camera_near = pos[1] >= s && pos[1] - s < near;
 }
 
 /* Where the haze begins: about where the terrain's near edge stands,
@@ -789,7 +795,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     }
     rs->camera_y = eye.pos[1];
     if (!j.map)
-        render_inside(f, top, eye.pos, rs);
+        render_inside(f, top, eye.pos, eye.near, rs);
 
     /* The threads interleave drawing and shading: rasterise is the plan
      * plus the threads' drawing (their mean: each ran that long while the

@@ -172,8 +172,10 @@ typedef struct wg_render_stats {
     /* The orbit view's camera is inside the block: over its footprint,
      * under the surface drawn (at surface_y: the ground, or the water's
      * surface on it) and above its floor; camera_in_water if it is above
-     * the ground there, under the water. */
-    int camera_inside, camera_in_water;
+     * the ground there, under the water.  camera_near: over the footprint
+     * and over the surface, but by less than the depth the rasteriser
+     * clips at (wg_eye.near), so the surface close by may be cut away. */
+    int camera_inside, camera_in_water, camera_near;
     float camera_y, surface_y;
 } wg_render_stats;
 
@@ -208,9 +210,13 @@ typedef struct wg_eye {
     float right[3], up[3], fwd[3]; /* orthonormal, right-handed with -fwd */
     float focal;                   /* samples per unit of x/z at depth 1 */
     float cx, cy;                  /* the centre of the picture, in samples */
-    float near;                    /* nearest depth drawn */
+    float near;                    /* nearest depth drawn: WG_EYE_NEAR */
     uint32_t w, h;                 /* samples */
 } wg_eye;
+
+/* The nearest depth drawn, in world units: a millimetre in a six-metre
+ * world.  A camera nearer the surface than this sees it cut away. */
+#define WG_EYE_NEAR 1e-3f
 
 /* Make the view of camera c for a picture of w x h samples.  This function
  * can't fail: the CLI keeps elevation within (-90, 90). */

@@ -249,6 +249,10 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
         {"--sea-level 0.9 --look 0.6 --distance 0.1 --out p.png",
          "the camera is under the water (at height 0.642, under its surface "
          "at 0.9)"},
+        {"--sea-level 0.9 --look 0.9 --elevation 0.3 --distance 0.1 "
+         "--out p.png", "the camera is 0.00052 over the surface (at height "
+                        "0.900524, the surface at 0.9), nearer than the "
+                        "0.001 the picture is cut at"},
         {"--heightmap-format r16", "--heightmap-format does nothing"},
         {"--gltf-error 0.01", "--gltf-error does nothing without --gltf"},
         {"--out p.jpg", "--out 'p.jpg': the picture is a PNG"},

@@ -2254,6 +2254,55 @@ static float render_flat(float x, float z)
     return 0.2f;
 }
 
+/* Level ground at 0.4, over the tests' sea. */
+static float render_level_land(float x, float z)
+{
+    (void)x, (void)z;
+    return 0.4f;
+}
+
+/* A camera over the surface by less than the depth the rasteriser clips
+ * at (WG_EYE_NEAR) sees the ground under it cut away, as a camera inside
+ * sees holes: it is told (camera_near, which worldgen warns of).  Half a
+ * millimetre over level ground, looking straight down, had shown the sky
+ * where the ground was, and no warning. */
+WG_TEST(render_camera_nearer_than_the_clip_is_told)
+{
+    wg_fields f;
+    CHECK(render_hand_world(33, render_level_land, NULL, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = o.height = 32;
+    o.aa = 1;
+    o.cam.elevation = 89.0f;
+    o.cam.distance = 0.1f;
+    o.cam.fov = 60.0f;
+    const float over[2] = {0.5f * WG_EYE_NEAR, 2.0f * WG_EYE_NEAR};
+    uint8_t middle[2][3] = {{0}};
+    for (int k = 0; k < 2; k++) {
+        /* The camera's height is look + distance * sin(elevation). */
+        o.cam.look = 0.4f + over[k] -
+                     (float)(0.1 * sin(89.0 * 3.14159265358979323846 / 180));
+        wg_image img = {0};
+        wg_render_stats rs;
+        CHECK(render_it(&f, &o, &img, &rs) == 0);
+        CHECK(!rs.camera_inside && rs.camera_near == (k == 0),
+              "%g over the ground (at %g, the surface at %g): inside %d, "
+              "near %d", over[k], rs.camera_y, rs.surface_y,
+              rs.camera_inside, rs.camera_near);
+        if (img.rgb)
+            memcpy(middle[k], render_px(&img, 16, 16), 3);
+        wg_image_free(&img);
+    }
+    /* And it is so: the ground under the nearer camera is gone. */
+    int d = 0;
+    for (int c = 0; c < 3; c++)
+        d += abs(middle[0][c] - middle[1][c]);
+    CHECK(d > 30, "the middle pixel %u %u %u, 2 mm up %u %u %u",
+          middle[0][0], middle[0][1], middle[0][2], middle[1][0],
+          middle[1][1], middle[1][2]);
+    wg_fields_free(&f);
+}
+
 /* The colour of img at sample position (sx, sy) of a picture drawn at
  * --aa aa, channel ch: bilinear between the pixels' centres. */
 static double render_at(const wg_image *img, float sx, float sy, uint32_t aa,
