@@ -608,6 +608,35 @@ WG_TEST(scalar_hydraulic_subnormal_sea_is_flushed)
 }
 #endif
 
+/* --sea-level is read as SPEC.md's SEA says: strtod's rounding and
+ * underflow first, the check on its double, then the rounding to binary32
+ * and the flush, and what the JSON reports (and the renderer draws) is
+ * that SEA: 1e-45 had been reported as 1.4e-45 while the fields used 0. */
+WG_TEST(spec_sea_level_is_read_as_the_spec_says)
+{
+    static const struct {
+        const char *arg, *sea; /* NULL: refused */
+    } cases[] = {
+        {"1e-45", "0"},     {"-1e-400", "0"}, {"1.0000000000000001", "1"},
+        {"2.5e-1", "0.25"}, {".25", "0.25"},  {"-3e-324", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[] = {"--size", "5", "--mesh", "scalar", "-q", "--no-image",
+                              "--json", "-", "--sea-level", cases[i].arg, NULL};
+        wg_cli c = wg_cli_run(argv);
+        if (!cases[i].sea) {
+            CHECK(c.status == 2 && strstr(c.err, "is out of range (valid: 0..1)"),
+                  "%s: %d %s", cases[i].arg, c.status, c.err);
+        } else {
+            char want[64];
+            snprintf(want, sizeof want, "\"sea\": %s,", cases[i].sea);
+            CHECK(c.status == 0 && strstr(c.out, want), "%s: %d, not '%s' in %s",
+                  cases[i].arg, c.status, want, c.out);
+        }
+        wg_cli_free(&c);
+    }
+}
+
 /* Whether python3 is here for spec_reference.py; the test is skipped,
  * saying so, where it is not. */
 static int spec_have_python(void)
