@@ -629,24 +629,52 @@ static int probe_outputs(const settings *s)
             say_cannot_write(outs[i].opt, outs[i].path, err);
             return 1;
         }
+    /* And the files written beside them, which are put in place with
+     * them: a header or a world file that was a folder, immutable, or
+     * another user's in a sticky folder had failed the run only at its
+     * end, after the work. */
+    map_output maps[MAP_OUTPUTS];
+    map_outputs(s, maps);
+    char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1],
+        said[WG_ERR_LEN + WG_PATH_SHOWN + 32];
+    for (size_t i = 0; i < MAP_OUTPUTS; i++) {
+        if (!maps[i].path)
+            continue;
+        const char *what = i < MAP_HEIGHT_LIKE ? "its header" : "its world file";
+        const char *p = i < MAP_HEIGHT_LIKE
+                            ? wg_heightmap_sidecar_of(maps[i].path, maps[i].f,
+                                                      side, sizeof side)
+                            : wg_worldfile_of(maps[i].path, side, sizeof side);
+        if (p && wg_outfile_probe(p, why) != 0) {
+            snprintf(said, sizeof said, "%s '%s': %s", what,
+                     wg_outfile_shown(p, shown), why);
+            say_cannot_write(maps[i].opt, maps[i].path, said);
+            return 1;
+        }
+    }
+    char mtl[4096], tex[4096];
+    if (s->obj && wg_obj_siblings(s->obj, mtl, tex, sizeof mtl) == 0)
+        for (int i = 0; i < 2; i++)
+            if (wg_outfile_probe(i ? mtl : tex, err) != 0) {
+                say_cannot_write("obj", i ? mtl : tex, err);
+                return 1;
+            }
     /* A GeoTIFF to a pipe or a device is made in a temporary file under
      * $TMPDIR first (libtiff seeks): try that folder too. */
-    map_output tifs[MAP_OUTPUTS];
-    map_outputs(s, tifs);
     for (size_t i = 0; i < MAP_OUTPUTS; i++) {
-        if (!tifs[i].path || tifs[i].f != WG_HM_TIF)
+        if (!maps[i].path || maps[i].f != WG_HM_TIF)
             continue;
         /* A descriptor (standard output, /dev/fd/N): as libtiff finds it;
          * a device or a FIFO: always. */
         struct stat st;
-        int fd = wg_outfile_descriptor(tifs[i].path);
+        int fd = wg_outfile_descriptor(maps[i].path);
         int pipe = fd >= 0 ? wg_geotiff_needs_temporary(fd)
-                           : wg_outfile_is_device(tifs[i].path) ||
-                                 (stat(tifs[i].path, &st) == 0 &&
+                           : wg_outfile_is_device(maps[i].path) ||
+                                 (stat(maps[i].path, &st) == 0 &&
                                   !S_ISREG(st.st_mode) &&
                                   !S_ISDIR(st.st_mode));
         if (pipe && wg_geotiff_try_temporary(err) != 0) {
-            say("--%s %s: %s", tifs[i].opt, tifs[i].path, err);
+            say("--%s %s: %s", maps[i].opt, maps[i].path, err);
             return 1;
         }
     }

@@ -1012,11 +1012,62 @@ WG_TEST(hostile_missing_folder_fails_before_the_work)
     wg_cli_free(&c);
 }
 
+/* A file written beside an output (a map's ENVI header or world file,
+ * the OBJ's .mtl and texture) that cannot be written fails the run before
+ * the work too, as the output itself does: no timing table, the output
+ * untouched.  Only the outputs had been tried, and a header that was a
+ * folder (or immutable, or another user's in a sticky folder) failed the
+ * run at its end, after all the work. */
+WG_TEST(hostile_side_file_fails_before_the_work)
+{
+    static const struct {
+        const char *args, *folder, *err;
+    } cases[] = {
+        {"--heightmap h.pfm", "h.pfm.hdr",
+         "worldgen: --heightmap: cannot write 'h.pfm': its header 'h.pfm.hdr': it is a "
+         "directory\n"},
+        {"--watermap w.r16", "w.r16.hdr",
+         "worldgen: --watermap: cannot write 'w.r16': its header 'w.r16.hdr': it is a "
+         "directory\n"},
+        {"--normalmap n.png", "n.pgw",
+         "worldgen: --normalmap: cannot write 'n.png': its world file 'n.pgw': it is a "
+         "directory\n"},
+        {"--albedo a.PNG", "a.PGW",
+         "worldgen: --albedo: cannot write 'a.PNG': its world file 'a.PGW': it is a "
+         "directory\n"},
+        {"--obj o.obj", "o.mtl", "worldgen: --obj: cannot write 'o.mtl': it is a directory\n"},
+        {"--obj o.obj", "o_albedo.png",
+         "worldgen: --obj: cannot write 'o_albedo.png': it is a directory\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = hostile_sh("rm -rf side && mkdir -p side/%s && cd side && echo keep > "
+                              "j.json && ../worldgen --size 64 --mesh scalar --no-image "
+                              "--json j.json %s; echo \"$?\"; cat j.json",
+                              cases[i].folder, cases[i].args);
+        CHECK(strcmp(c.out, "1\nkeep\n") == 0, "%s: %s %s", cases[i].args, c.out, c.err);
+        CHECK(strcmp(c.err, cases[i].err) == 0, "%s: %s", cases[i].args, c.err);
+        wg_cli_free(&c);
+    }
+    /* Immutable, where chattr works here. */
+    wg_cli c = hostile_sh("rm -rf side && mkdir side && cd side && touch h.r16.hdr && "
+                          "{ chattr +i h.r16.hdr 2>/dev/null || { echo no-chattr; exit 0; }; }; "
+                          "../worldgen --size 64 --mesh scalar --no-image --heightmap h.r16; "
+                          "echo \"$?\"; chattr -i h.r16.hdr; ls");
+    if (strcmp(c.out, "no-chattr\n") != 0) {
+        CHECK(strcmp(c.out, "1\nh.r16.hdr\n") == 0, "%s %s", c.out, c.err);
+        CHECK(strcmp(c.err, "worldgen: --heightmap: cannot write 'h.r16': its header "
+                            "'h.r16.hdr': Operation not permitted (the file is immutable: "
+                            "chattr -i)\n") == 0,
+              "%s", c.err);
+    }
+    wg_cli_free(&c);
+}
+
 /* A set of files fails when one of them cannot be replaced (in a sticky
  * folder, a file of another user's: here the map's header), before any of
- * them is changed, and says why; no second name is left behind.  Before,
- * the height map already renamed was deleted.  As root, running worldgen
- * as nobody. */
+ * them is changed (before the work: the header is tried with the map),
+ * and says why; no second name is left behind.  Before, the height map
+ * already renamed was deleted.  As root, running worldgen as nobody. */
 WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
 {
     if (geteuid() != 0) {
@@ -1037,9 +1088,9 @@ WG_TEST(hostile_sticky_folder_set_is_all_or_nothing)
         return;
     }
     CHECK(strcmp(c.out, "1\nkeep\nx\nh.pfm\nh.pfm.hdr\n") == 0, "%s %s", c.out, c.err);
-    CHECK(strstr(c.err, "worldgen: cannot put the outputs in place: ") &&
-              strstr(c.err, "h.pfm.hdr': Operation not permitted (another user's file in "
-                            "a sticky folder); no output was changed"),
+    CHECK(strcmp(c.err, "worldgen: --heightmap: cannot write 'h.pfm': its header "
+                        "'h.pfm.hdr': Operation not permitted (another user's file in a "
+                        "sticky folder)\n") == 0,
           "%s", c.err);
     wg_cli_free(&c);
 }
