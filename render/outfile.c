@@ -808,6 +808,19 @@ static int outfile_not_ours(const struct stat *st, const struct stat *dir)
            dir->st_uid != me;
 }
 
+/* Is the file 'name' a mount point: a file mounted over another, as a
+ * container's bind mount of one file (docker run -v $PWD/w.png:/w.png)?
+ * No rename may replace it (EBUSY).  As the kernel says (statx, Linux 5.8
+ * on); not from st_dev, which overlayfs gives a file from the layer below
+ * and its folder from itself. */
+static int outfile_mount_point(const char *name)
+{
+    struct statx sx;
+    return statx(AT_FDCWD, name, 0, 0, &sx) == 0 &&
+           (sx.stx_attributes_mask & sx.stx_attributes &
+            STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
 /* Why the last set could not be put in place, beyond its errno, or NULL. */
 static const char *outfile_why;
 
@@ -1020,6 +1033,12 @@ int wg_outfile_probe(const char *path, char *err)
             if (stat(folder, &dir) == 0 && outfile_not_ours(&st, &dir))
                 return wg_fail(err, "%s (another user's file in a sticky "
                                "folder)", strerror(EPERM));
+            if (outfile_mount_point(t.name))
+                return wg_fail(err, "%s (the file is a mount point, as a "
+                               "container's bind mount of one file: outputs "
+                               "are renamed into place whole, and no rename "
+                               "can replace it; mount its folder instead)",
+                               strerror(EBUSY));
             int fd = open(t.name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
             int flags = 0;
             if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 &&

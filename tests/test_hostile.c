@@ -1063,6 +1063,39 @@ WG_TEST(hostile_side_file_fails_before_the_work)
     wg_cli_free(&c);
 }
 
+/* A file that is a mount point (a file bind-mounted over another, as
+ * docker run -v $PWD/w.png:/w.png mounts one) cannot be replaced by a
+ * rename: refused before the work, saying so; the run had made the world
+ * and then failed with "cannot put the outputs in place: 'f.png': Device
+ * or resource busy".  Its header too.  As root, where mount works. */
+WG_TEST(hostile_mount_point_file_is_refused_before_the_work)
+{
+    wg_cli c = hostile_sh(
+        "rm -rf mnt && mkdir mnt && cd mnt && echo keep > src && touch f.png h.pfm.hdr && "
+        "{ mount --bind src f.png 2>/dev/null || { echo no-mount; exit 0; }; }; "
+        "mount --bind src h.pfm.hdr; "
+        "../worldgen --size 64 --mesh scalar --width 16 --height 16 --out f.png; echo $?; "
+        "../worldgen --size 64 --mesh scalar --no-image --heightmap h.pfm; echo $?; "
+        "cat f.png; umount f.png h.pfm.hdr; ls");
+    if (strcmp(c.out, "no-mount\n") == 0) {
+        wg_skip("cannot bind-mount a file here (needs root)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n1\nkeep\nf.png\nh.pfm.hdr\nsrc\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strcmp(c.err, "worldgen: --out: cannot write 'f.png': Device or resource busy (the "
+                        "file is a mount point, as a container's bind mount of one file: "
+                        "outputs are renamed into place whole, and no rename can replace "
+                        "it; mount its folder instead)\n"
+                        "worldgen: --heightmap: cannot write 'h.pfm': its header "
+                        "'h.pfm.hdr': Device or resource busy (the file is a mount point, "
+                        "as a container's bind mount of one file: outputs are renamed into "
+                        "place whole, and no rename can replace it; mount its folder "
+                        "instead)\n") == 0,
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* A set of files fails when one of them cannot be replaced (in a sticky
  * folder, a file of another user's: here the map's header), before any of
  * them is changed (before the work: the header is tried with the map),
