@@ -180,9 +180,30 @@ typedef struct outfile_target {
     int fd;    /* >= 0: this descriptor of ours */
     int other; /* another process's descriptor (/proc/N/fd/M): open the
                 * name itself */
+    int guarded; /* resolving failed (EACCES) at the link 'name', which
+                  * outfile_link_guarded forbids following */
     char name[OUTFILE_PATH_MAX]; /* else the name, links followed; it may
                                   * not exist */
 } outfile_target;
+
+/* Whether the symbolic link 'name' (lstat's 'st') is one the kernel's
+ * fs.protected_symlinks forbids following: in a sticky folder anyone may
+ * write in (/tmp), a link that is neither ours nor the folder owner's.
+ * Such a link is how another user makes a program write over its own
+ * user's files (ln -s ~victim/.bashrc /tmp/world.png); open() refuses to
+ * follow it (EACCES) where the kernel has the guard on, the default in
+ * most distributions, but a link followed by readlink, as worldgen
+ * follows them, passes it.  So the rule is applied here, whether or not
+ * the kernel has it on (a container's may not). */
+static int outfile_link_guarded(const char *name, const struct stat *st)
+{
+    char dir[OUTFILE_PATH_MAX];
+    struct stat ds;
+    outfile_folder(name, dir);
+    return st->st_uid != geteuid() && stat(dir, &ds) == 0 &&
+           (ds.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) &&
+           ds.st_uid != st->st_uid;
+}
 
 static int outfile_digits(const char *s)
 {
@@ -237,6 +258,7 @@ static int outfile_resolve(const char *path, outfile_target *t)
 {
     t->fd = -1;
     t->other = 0;
+    t->guarded = 0;
     if (strcmp(path, "-") == 0) {
         t->fd = 1;
         return 0;
@@ -270,6 +292,11 @@ static int outfile_resolve(const char *path, outfile_target *t)
             return 0;
         if (hop == OUTFILE_HOPS) {
             errno = ELOOP;
+            return -1;
+        }
+        if (outfile_link_guarded(t->name, &st)) {
+            t->guarded = 1;
+            errno = EACCES;
             return -1;
         }
         char link[OUTFILE_PATH_MAX];
@@ -540,8 +567,15 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
         return wg_fail(err, "empty file name");
 
     outfile_target t;
-    if (outfile_resolve(path, &t) != 0)
+    if (outfile_resolve(path, &t) != 0) {
+        char shown[WG_PATH_SHOWN + 1];
+        if (t.guarded)
+            return wg_fail(err, "%s (the symbolic link '%s' is another "
+                           "user's, in a sticky folder anyone may write in: "
+                           "not followed, as fs.protected_symlinks has it)",
+                           strerror(EACCES), wg_outfile_shown(t.name, shown));
         return outfile_errno(path, errno, err);
+    }
     if (t.fd >= 0)
         return outfile_use_fd(o, t.fd, err);
     if (t.other)

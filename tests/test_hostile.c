@@ -365,6 +365,42 @@ WG_TEST(hostile_output_through_links_writes_their_target)
     wg_cli_free(&c);
 }
 
+/* Another user's symbolic link in a sticky folder anyone may write in
+ * (/tmp) is not followed: it is how that user makes a program write over
+ * its own user's files (ln -s ~victim/.bashrc /tmp/world.png), and the
+ * kernel's fs.protected_symlinks refuses it to open(), but worldgen
+ * follows links itself (readlink), and had written through it, replacing
+ * the file, where the shell's 'echo > link' is refused.  Refused whether
+ * or not the kernel has the guard on; a link of ours, or of the folder's
+ * owner, is followed as before.  As root, the link given to nobody. */
+WG_TEST(hostile_other_users_link_in_a_sticky_folder_is_not_followed)
+{
+    if (geteuid() != 0) {
+        wg_skip("needs root, to give a link to another user");
+        return;
+    }
+    wg_cli c = hostile_sh(
+        "rm -rf guard && mkdir -p guard/st && cd guard && chmod 1777 st && "
+        "echo keep > victim && ln -s ../victim st/w.png && ln -s ../made st/d.json && "
+        "ln -s ../mine st/m.png && chown -h 65534:65534 st/w.png st/d.json && "
+        "../worldgen " HOSTILE_PIC " --out st/w.png; echo $?; "
+        "../worldgen --size 16 --mesh scalar -q --json st/d.json; echo $?; "
+        "../worldgen " HOSTILE_PIC " --out st/m.png; echo $?; "
+        "cat victim; ls; ls -A st | tr '\\n' ' '");
+    CHECK(strcmp(c.out, "1\n1\n0\nkeep\nmine\nst\nvictim\nd.json m.png w.png ") == 0,
+          "%s %s", c.out, c.err);
+    CHECK(strcmp(c.err, "worldgen: --out: cannot write 'st/w.png': Permission denied (the "
+                        "symbolic link 'st/w.png' is another user's, in a sticky folder "
+                        "anyone may write in: not followed, as fs.protected_symlinks has "
+                        "it)\n"
+                        "worldgen: --json: cannot write 'st/d.json': Permission denied (the "
+                        "symbolic link 'st/d.json' is another user's, in a sticky folder "
+                        "anyone may write in: not followed, as fs.protected_symlinks has "
+                        "it)\n") == 0,
+          "%s", c.err);
+    wg_cli_free(&c);
+}
+
 /* A name that means a descriptor is written to that descriptor, and a
  * device or FIFO in place: /dev/stdout used to be renamed over (as root,
  * the link in /dev itself was replaced by the picture). */
