@@ -269,7 +269,11 @@ trap 'exit 143' TERM
 # (/dev/stdout, /dev/fd/N, /proc/*/fd/N: a link into /proc), whose file is
 # whoever opened it's, to be written through as it is.  A link to a file
 # had been written through too: a write that failed (a full disk) had left
-# the file cut short, its old content gone.
+# the file cut short, its old content gone.  Another user's link in a
+# sticky folder anyone may write in (/tmp) is not followed: csv_guard
+# names it (fs.protected_symlinks refuses it to open, not to readlink, and
+# the CSV had replaced the file such a link, planted there, named).
+csv_guard=""
 csv_resolve() {
     local p=$1 d t hops=0
     while :; do
@@ -278,6 +282,12 @@ csv_resolve() {
         d=${d%$'\nx'}
         [[ $d == /proc || $d == /proc/* ]] && { csv_dst=""; return; }
         [ -L "$p" ] && (( hops++ < 40 )) || break
+        if [ -k "$d" ] && (( 0$(stat -c %a -- "$d") & 2 )) &&
+            [ "$(stat -c %u -- "$p")" != "$(id -u)" ] &&
+            [ "$(stat -c %u -- "$p")" != "$(stat -c %u -- "$d")" ]; then
+            csv_guard=$p csv_dst=""
+            return
+        fi
         t=$(readlink -- "$p" && echo x) || { csv_dst=""; return; }
         t=${t%$'\nx'}
         case $t in /*) p=$t ;; *) p=${d%/}/$t ;; esac
@@ -296,7 +306,10 @@ csv_direct=0
 if [ -n "$csv" ] && [ "$csv" != - ]; then
     case $csv in /*) ;; *) csv=$here/$csv ;; esac
     csv_resolve "$csv"
-    if [ -d "$csv" ]; then
+    if [ -n "$csv_guard" ]; then
+        echo "bench.sh: -c: cannot write '$csv': Permission denied (the symbolic link '$csv_guard' is another user's, in a sticky folder anyone may write in: not followed, as fs.protected_symlinks has it)" >&2
+        exit 1
+    elif [ -d "$csv" ]; then
         echo "bench.sh: -c: cannot write '$csv': it is a directory" >&2
         exit 1
     elif [ -z "$csv_dst" ] || { [ -e "$csv" ] && [ ! -f "$csv" ]; }; then

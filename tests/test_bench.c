@@ -572,6 +572,37 @@ WG_TEST(bench_csv_through_a_link_is_whole_or_unchanged)
     wg_cli_free(&c);
 }
 
+/* A -c that is another user's link in a sticky folder anyone may write
+ * in (/tmp) is not followed, as worldgen's outputs are not: the script
+ * resolves links by readlink, which fs.protected_symlinks does not guard,
+ * and the CSV had replaced the file a link planted there named.  A link
+ * of ours is followed as before.  As root, the link given to nobody. */
+WG_TEST(bench_csv_through_another_users_link_in_a_sticky_folder)
+{
+    if (geteuid() != 0) {
+        wg_skip("needs root, to give a link to another user");
+        return;
+    }
+    wg_cli c = wg_cli_sh("rm -rf bg && mkdir -p bg/st && chmod 1777 bg/st && "
+                         "echo keep > bg/victim && ln -s ../victim bg/st/w.csv && "
+                         "ln -s ../mine bg/st/m.csv && chown -h 65534 bg/st/w.csv");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c bg/st/w.csv; echo \"status $?\"; "
+                  "cat bg/victim");
+    CHECK(strcmp(c.out, "status 1\nkeep\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "bench.sh: -c: cannot write '") &&
+              strstr(c.err, "/bg/st/w.csv': Permission denied (the symbolic link '") &&
+              strstr(c.err, "/bg/st/w.csv' is another user's, in a sticky folder anyone "
+                            "may write in: not followed, as fs.protected_symlinks has it)\n"),
+          "%s", c.err);
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c bg/st/m.csv > /dev/null; echo \"status $?\"; "
+                  "head -c 5 bg/mine");
+    CHECK(strcmp(c.out, "status 0\nsize,") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* -c /dev/stdout, /dev/fd/1 and /dev/stderr write the CSV where those
  * descriptors go: opened inside the $(...) that takes the write's errors,
  * they had named its pipe, and the CSV had been said as the error
