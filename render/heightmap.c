@@ -367,6 +367,7 @@ int wg_map_save(const char *path, wg_hm_format f, wg_hm_values v,
     char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
     if (wg_outfile_open(&o[0], path, err) != 0)
         return -1;
+    wg_outfile_dataset(&o[0]);
     if (wg_map_write_rect(o[0].fp, f, v, field, n, r, text, ntext, err) != 0)
         goto fail;
     /* A sidecar only beside a file renamed into place (slot >= 0). */
@@ -454,6 +455,7 @@ static int rgbmap_save(const char *path, wg_hm_format fmt, const void *pix,
     char side[4096 + 8], why[WG_ERR_LEN], shown[WG_PATH_SHOWN + 1];
     if (wg_outfile_open(&o[0], path, err) != 0)
         return -1;
+    wg_outfile_dataset(&o[0]);
     if (rgbmap_write(o[0].fp, fmt, pix, bits, n, r, text, ntext, err) != 0)
         goto fail;
     int files = 1;

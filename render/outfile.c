@@ -72,6 +72,10 @@ static int outfile_error[OUTFILE_SLOTS];
  * second name (a hard link) beside it: ".name.old-XXXXXX", the
  * temporary's name with "old" for "tmp". */
 static char outfile_old[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
+/* A raster GDAL opens (wg_outfile_dataset): the name it was given as, for
+ * its stale companions to be removed when it is put in place. */
+static char outfile_given[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
+static int outfile_dataset[OUTFILE_SLOTS];
 
 /* Commits held back for the end of the run (wg_outfile_hold): the slots
  * of the files committed since, in order. */
@@ -553,6 +557,7 @@ static void outfile_drop(int k)
         unlink(outfile_tmp[k]);
     outfile_named[k] = 0;
     outfile_error[k] = 0;
+    outfile_dataset[k] = 0;
     outfile_used[k] = 0;
 }
 
@@ -909,6 +914,47 @@ static int outfile_give_back(int k, int kept, int placed)
     return rename(outfile_old[k], outfile_dst[k]) == 0 ? 0 : -1;
 }
 
+/* The files GDAL keeps beside a raster NAME about its content, which no
+ * longer describe a raster that has been replaced: NAME.aux.xml (its
+ * statistics, histograms and metadata) and NAME.ovr (its overviews, the
+ * picture it shows zoomed out).  GDAL's own writers remove them when they
+ * replace a raster; left there, GDAL and QGIS had shown the statistics
+ * and, zoomed out, the overviews of the world the map had held before. */
+static const char *const outfile_gdal_sides[] = {".aux.xml", ".ovr"};
+
+/* Remove those of the rasters among slots k[0..n), just put in place, by
+ * the name each was given and by its target's (a link's), but for any
+ * that is one of the set's own files (--json h.tif.aux.xml).  One that
+ * cannot be removed is left, as GDAL leaves it. */
+static void outfile_forget_datasets(const int *k, int n)
+{
+    for (int j = 0; j < n; j++) {
+        if (!outfile_dataset[k[j]])
+            continue;
+        const char *names[2] = {outfile_given[k[j]], outfile_dst[k[j]]};
+        for (int i = 0; i < 2; i++) {
+            if (i == 1 && strcmp(names[0], names[1]) == 0)
+                break;
+            for (size_t x = 0; x < sizeof outfile_gdal_sides /
+                                      sizeof outfile_gdal_sides[0]; x++) {
+                char side[OUTFILE_PATH_MAX];
+                struct stat st, own;
+                int len = snprintf(side, sizeof side, "%s%s", names[i],
+                                   outfile_gdal_sides[x]);
+                if (len < 0 || (size_t)len >= sizeof side ||
+                    lstat(side, &st) != 0 || S_ISDIR(st.st_mode))
+                    continue;
+                int ours = 0;
+                for (int m = 0; m < n && !ours; m++)
+                    ours = stat(outfile_dst[k[m]], &own) == 0 &&
+                           own.st_dev == st.st_dev && own.st_ino == st.st_ino;
+                if (!ours)
+                    unlink(side);
+            }
+        }
+    }
+}
+
 /* Rename the temporaries of slots k[0..n) over their targets, all of them
  * or none: each replaced file is kept first (outfile_keep), and when a
  * rename fails, every target gets back what it held.  The slots are free
@@ -965,10 +1011,12 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
         for (int j = 0; j < n; j++)
             if (kept[j] != KEEP_NEW)
                 unlink(outfile_old[k[j]]);
+        outfile_forget_datasets(k, n);
     }
     for (int j = 0; j < n; j++) {
         outfile_named[k[j]] = 0;
         outfile_error[k[j]] = 0;
+        outfile_dataset[k[j]] = 0;
         outfile_used[k[j]] = 0;
     }
     for (int j = 0; j < nlocks; j++)
@@ -1008,6 +1056,14 @@ int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
     *failed = at[bad];
     return wg_fail(err, "%s%s%s%s", strerror(e), outfile_why ? " (" : "",
                    outfile_why ? outfile_why : "", outfile_why ? ")" : "");
+}
+
+void wg_outfile_dataset(wg_outfile *o)
+{
+    if (o->how != OUT_TEMP || strlen(o->path) >= OUTFILE_PATH_MAX)
+        return;
+    strcpy(outfile_given[o->slot], o->path);
+    outfile_dataset[o->slot] = 1;
 }
 
 void wg_outfile_hold(void)

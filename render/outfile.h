@@ -80,6 +80,13 @@ int wg_outfile_commit(wg_outfile *o, char *err);
  * wg_outfile_commit_held instead. */
 int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err);
 
+/* Mark o, an open file, as a raster GDAL opens: when it is put in place,
+ * the files GDAL kept beside the one it replaces, about that one's
+ * content (NAME.aux.xml: statistics and metadata; NAME.ovr: overviews),
+ * are removed, as GDAL's own writers remove them.  Nothing for a
+ * descriptor, a device or a FIFO, which are written in place. */
+void wg_outfile_dataset(wg_outfile *o);
+
 /* Hold every commit from now on until wg_outfile_commit_held, which puts
  * all the files in place as one set, or wg_outfile_abort_held, which
  * removes them: so a run that fails part way, at its last output or by a

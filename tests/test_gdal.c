@@ -692,6 +692,35 @@ WG_TEST(gdal_cli_tif_to_stdout_and_pipes)
     wg_cli_free(&c);
 }
 
+/* A map that replaces one takes away what GDAL kept beside the old one
+ * about its content: NAME.aux.xml (statistics, metadata) and NAME.ovr
+ * (overviews), by the name given and, for a link, its target's, as GDAL's
+ * own writers do when they replace a raster.  Left there, GDAL and QGIS
+ * had shown the old world's statistics and, zoomed out, its overviews.
+ * One that is an output of the run itself (--json n.png.aux.xml) stays. */
+WG_TEST(gdal_replaced_map_leaves_no_stale_statistics_or_overviews)
+{
+    const char *w = "./worldgen --size 45 --octaves 4 --erosion 3 --hydraulic 30 -q "
+                    "--no-image --heightmap st/h.r16 --watermap st/l.tif --normalmap st/n.png";
+    wg_cli c = gd_sh("rm -rf st real && mkdir st real && ln -s ../real/w.tif st/l.tif && "
+                     "%s --seed 1 && gdalinfo -stats st/h.r16 > /dev/null && "
+                     "gdaladdo st/h.r16 2 > /dev/null && gdalinfo -stats st/l.tif > /dev/null && "
+                     "gdaladdo -ro st/l.tif 2 > /dev/null && gdalinfo -stats real/w.tif > "
+                     "/dev/null && gdaladdo -ro real/w.tif 2 > /dev/null && gdalinfo -stats "
+                     "st/n.png > /dev/null && ls -A st real | tr '\\n' ' '", w);
+    CHECK(strcmp(c.out, "real: w.tif w.tif.aux.xml w.tif.ovr  st: h.r16 h.r16.aux.xml "
+                        "h.r16.hdr h.r16.ovr l.tif l.tif.aux.xml l.tif.ovr n.pgw n.png "
+                        "n.png.aux.xml ") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    c = gd_sh("%s --seed 2 --json st/n.png.aux.xml && ls -A st real | tr '\\n' ' ' && "
+              "head -c 1 st/n.png.aux.xml && gdalinfo st/h.r16 | grep -c Overviews", w);
+    CHECK(strcmp(c.out, "real: w.tif  st: h.r16 h.r16.hdr l.tif n.pgw n.png "
+                        "n.png.aux.xml {0\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(gdal_cli_sidecar_names_are_outputs_too)
 {
     wg_cli c = gd_run("--heightmap gd-h.r16 --json gd-h.r16.hdr");
