@@ -4,6 +4,7 @@
 #   make          build ./worldgen
 #   make run      build and make the default world
 #   make test     build and run the test suite (SAN=1: with ASan and UBSan)
+#   make AVX512=0 build the OpenMP kernels without AVX-512 (to measure AVX2)
 #   make clean    remove what the build made
 #
 # 'make deps run' (or deps with any other goal) installs first and then
@@ -38,6 +39,13 @@ endif
 # which stops the hydraulic row loops from vectorising (60 ns a cell-step
 # scalar against 9); terrain and erosion time the same without it.
 FIELD_CFLAGS := -O3 -fopenmp-simd -fno-tree-pre -ffp-contract=off -fno-math-errno -fno-trapping-math
+
+# AVX512=0: the OpenMP kernels without their AVX-512 builds, so that a CPU
+# with AVX-512 runs the AVX2 ones, as a CPU without it does (to measure
+# them there; openmp_stage.h's OPENMP_CLONES).
+ifeq ($(AVX512),0)
+FIELD_CFLAGS += -DWG_NO_AVX512
+endif
 
 # OpenMP: the openmp backend (and nothing else) is built with it; linking
 # with it brings in libgomp.  OPENMP= (empty) builds without: the backend then

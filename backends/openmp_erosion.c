@@ -75,7 +75,7 @@ static inline float openmp_erode_any(const float *row, const float *up,
 
 /* One erosion pass of a row of n cells into out, from the row and the rows
  * above and below it (NULL outside the grid). */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_erode_row(const float *restrict row,
                              const float *restrict up,
                              const float *restrict down, uint32_t n,

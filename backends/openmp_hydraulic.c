@@ -195,7 +195,7 @@ openmp_hyd_route_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
  * so a cell made twice gets the same bits).  Two stretches had been 7.0
  * cycles a cell in llvm-mca's model of pass 1 (Sapphire Rapids), bound by
  * the chain; four are 4.9, with the tree above. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_hyd_route_cells(const wg_hyd_consts *k,
                                    const openmp_hyd_in *in, size_t x0,
                                    size_t x1, float *const share[8])
@@ -385,7 +385,7 @@ static openmp_hyd_in openmp_hyd_shift(const openmp_hyd_in *in, size_t by)
  * 512 a row's 510 inner cells left 14, a quarter of the pass's time (a
  * tenth of the stage).  Not in place: a cell's running mean a is updated
  * in place, and the cells before the r must not be made twice. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_hyd_step_cells(const wg_hyd_consts *k,
                                   const openmp_hyd_in *in, size_t x0,
                                   size_t x1, float *restrict bo,
@@ -525,7 +525,7 @@ static inline float *openmp_row(float *f, uint32_t y, uint32_t n,
 }
 
 /* The water surface b + w of a row, which pass 1 reads. */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_surface_row(const float *restrict b,
                                const float *restrict w, float *restrict h,
                                uint32_t n)
@@ -704,7 +704,7 @@ static void openmp_hyd_pair(const wg_consts *c, const wg_hyd_state *st0,
 /* The start of stage 3 (wg_hyd_start) over one row, in place: h becomes
  * the ground b; w the sea's depth, s zero and a the water (a may be w,
  * as when there are no steps: wg_hyd_buffers_alloc). */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_hyd_start_row(const wg_hyd_consts *k, float *restrict h,
                                  float *w, float *restrict sed, float *a,
                                  uint32_t n)

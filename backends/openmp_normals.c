@@ -36,7 +36,7 @@ static inline void openmp_normal(float l_h, float r_h, float u_h, float d_h,
 
 /* The normals of one row, from the rows above and below (which are the row
  * itself at the grid's edges). */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_normals_row(const float *restrict row,
                                const float *restrict up,
                                const float *restrict down, uint32_t n,

@@ -41,6 +41,18 @@ typedef struct openmp_ctx {
     struct openmp_progress *hyd_done; /* [threads], during the stage */
 } openmp_ctx;
 
+/* The builds of a row kernel: AVX-512, AVX2 and the baseline (SSE2), the
+ * widest the CPU has chosen when the program starts.  'make AVX512=0'
+ * leaves AVX-512 out, so that a machine that has it runs the AVX2 builds,
+ * as a CPU without it does: to measure them (README, Performance), the
+ * results the same bits either way. */
+#ifdef WG_NO_AVX512
+#define OPENMP_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define OPENMP_CLONES                                                        \
+    __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+
 /* The widest vector's cells (AVX-512's 16 floats; a multiple of AVX2's 8
  * and SSE's 4): a row's cells are made this many at a time.  gcc's
  * vectorised loops make the cells past the last whole vector one at a

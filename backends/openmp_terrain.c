@@ -41,7 +41,7 @@ static inline float openmp_cell(const float *lat, int ix, int iy)
 
 /* One octave over one row of n cells: sum[x] += amp * r(x, y)^2 for every
  * x, y the world's row (uxc, uxs hold the columns' halves). */
-__attribute__((target_clones("avx512f", "avx2", "default")))
+OPENMP_CLONES
 static void openmp_terrain_octave(const wg_consts *c, const float *restrict lat,
                                   uint32_t o, uint32_t y, uint32_t n,
                                   const float *restrict uxc,

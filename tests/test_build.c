@@ -282,3 +282,36 @@ WG_TEST(build_fresh_check_refuses_bad_arguments)
           "--help: %d %s", c.status, c.out);
     wg_cli_free(&c);
 }
+
+/* 'make AVX512=0' builds the OpenMP kernels without their AVX-512 clones
+ * (openmp_stage.h's OPENMP_CLONES), so that a CPU with AVX-512 runs the
+ * AVX2 ones, which a CPU without it runs: one kernel file compiled as the
+ * Makefile compiles it with and without the setting, and the Makefile's
+ * setting itself. */
+WG_TEST(build_avx512_0_leaves_out_the_avx512_kernels)
+{
+    static const char *const how[2] = {"", "-DWG_NO_AVX512"};
+    int clones[2][2];
+    for (int k = 0; k < 2; k++) {
+        wg_cli c = build_sh(
+            "${CC:-cc} -O3 -fopenmp-simd -fno-tree-pre -ffp-contract=off "
+            "-fopenmp -std=c11 -D_XOPEN_SOURCE=700 -I'%s' -I'%s/build' %s "
+            "-c '%s/backends/openmp_erosion.c' -o erosion.o && "
+            "echo $(nm erosion.o | grep -c '\\.avx512f$') "
+            "$(nm erosion.o | grep -c '\\.avx2$')",
+            wg_srcdir(), wg_srcdir(), how[k], wg_srcdir());
+        CHECK(c.status == 0 && sscanf(c.out, "%d %d", &clones[k][0], &clones[k][1]) == 2,
+              "%s: %d %s %s", how[k], c.status, c.out, c.err);
+        wg_cli_free(&c);
+    }
+    CHECK(clones[0][0] > 0 && clones[0][1] > 0, "default: %d AVX-512, %d AVX2 clones",
+          clones[0][0], clones[0][1]);
+    CHECK(clones[1][0] == 0 && clones[1][1] > 0, "WG_NO_AVX512: %d AVX-512, %d AVX2 clones",
+          clones[1][0], clones[1][1]);
+    char path[4300];
+    snprintf(path, sizeof path, "%s/Makefile", wg_srcdir());
+    char *mk = wg_read_file(path, NULL);
+    CHECK(mk && strstr(mk, "ifeq ($(AVX512),0)\nFIELD_CFLAGS += -DWG_NO_AVX512\n"),
+          "the Makefile does not pass WG_NO_AVX512 for AVX512=0");
+    free(mk);
+}
