@@ -235,6 +235,12 @@ double wg_now(void);
  * have been narrowed to one place (OMP_PROC_BIND). */
 int wg_cpus(void);
 
+/* The widest vector the OpenMP backend's kernels run on this CPU, as
+ * their target_clones choose: "avx512", "avx2" or "sse2" ('make
+ * AVX512=0' leaves the first out), or "scalar" off x86.  For the JSON's
+ * host, which bench.sh takes the limits' width from. */
+const char *wg_openmp_vector(void);
+
 /* Give the calling thread the CPUs the process started with.  libgomp
  * binds the main thread to one place at start (OMP_PROC_BIND, OMP_PLACES,
  * GOMP_CPU_AFFINITY), and a thread the main one starts inherits that:

@@ -74,6 +74,21 @@ static int openmp_probe(const wg_job *job, char *err)
 #endif
 }
 
+const char *wg_openmp_vector(void)
+{
+#ifdef OPENMP_X86
+    /* The resolver of target_clones("avx512f", "avx2", "default") takes
+     * the first the CPU supports. */
+#ifndef WG_NO_AVX512
+    if (__builtin_cpu_supports("avx512f"))
+        return "avx512";
+#endif
+    return __builtin_cpu_supports("avx2") ? "avx2" : "sse2";
+#else
+    return "scalar";
+#endif
+}
+
 static int openmp_rank(const wg_job *job)
 {
     /* Beats scalar only with more than one thread, and only when there is

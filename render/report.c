@@ -219,8 +219,8 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
     report_cpu_model(cpu, sizeof cpu);
     fputs("],\n  \"host\": {\"cpu\": ", fp);
     report_json_str(fp, cpu);
-    fprintf(fp, ", \"cores\": %ld, \"threads\": %d},\n",
-            sysconf(_SC_NPROCESSORS_ONLN), run->threads);
+    fprintf(fp, ", \"cores\": %ld, \"threads\": %d, \"vector\": \"%s\"},\n",
+            sysconf(_SC_NPROCESSORS_ONLN), run->threads, wg_openmp_vector());
     fprintf(fp, "  \"world\": {\"size\": %" PRIu32 ", \"octaves\": %" PRIu32
                 ", \"passes\": %" PRIu32 ", \"steps\": %" PRIu32
                 ", \"sea\": %.9g, \"seed\": %" PRIu64

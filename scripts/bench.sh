@@ -522,9 +522,15 @@ if [ "$limits" = 1 ]; then
             "${m[mix_1]}" "${m[mix_all]}" "${m[div_1]}" "${m[div_all]}" "${m[sqrt_1]}" "${m[sqrt_all]}" \
             "${m[gather_1]}" "${m[gather_all]}" "${m[quad_1]}" "${m[quad_all]}"
         # A CPU with AVX-512 runs the OpenMP kernels' 16-lane builds: its
-        # limits are the better of the two widths' rates.
+        # limits are the better of the two widths' rates; but not those of
+        # a build without them (make AVX512=0: worldgen's host.vector is
+        # then avx2), whose limits are AVX2's.
         wide=""
-        if [ -n "${m[avx512_mix_all]:-}" ]; then
+        vector=$(./worldgen --size 2 --mesh openmp -q --no-image --json - 2>/dev/null |
+            jq -r '.host.vector // empty' 2>/dev/null) || vector=""
+        if [ -n "${m[avx512_mix_all]:-}" ] && [ "$vector" != avx512 ]; then
+            echo "  (AVX-512 is here, but this worldgen's openmp kernels run ${vector:-an unknown width}: the limits are AVX2's)"
+        elif [ -n "${m[avx512_mix_all]:-}" ]; then
             printf "  AVX-512 G lane-ops/s: add %s / %s, mul %s / %s, min %s / %s, max %s / %s, compare and select %s / %s,\n" \
                 "${m[avx512_add_1]}" "${m[avx512_add_all]}" "${m[avx512_mul_1]}" "${m[avx512_mul_all]}" \
                 "${m[avx512_min_1]}" "${m[avx512_min_all]}" "${m[avx512_max_1]}" "${m[avx512_max_all]}" \
