@@ -1397,7 +1397,7 @@ WG_TEST(hostile_one_cpu_of_many_is_the_threads)
         wg_cli_free(&c);
         return;
     }
-    CHECK(strstr(c.out, "\"threads\": 1}"), "%s %s", c.out, c.err);
+    CHECK(strstr(c.out, "\"threads\": 1,"), "%s %s", c.out, c.err);
     wg_cli_free(&c);
 }
 
