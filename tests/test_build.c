@@ -15,11 +15,17 @@
  *
  * Two builds with -j2: 13 to 17 s on the 2-core CI machine.  Skipped
  * without glslc and libvulkan-dev (nothing to unhide), and under SAN=1 (it
- * checks the Makefile, which the plain suite already did). */
+ * checks the Makefile, which the plain suite already did).
+ *
+ * And the README's account of the build and the tree: CI starts with its
+ * first commands, and its Layout names every source file. */
+#include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "test.h"
 
@@ -260,6 +266,85 @@ WG_TEST(build_ci_starts_with_the_readme_commands)
     CHECK(n >= 2, "README's first sh block has %d commands", n);
     free(readme);
     free(ci);
+}
+
+/* Whether the word name stands in text: not inside a longer name. */
+static int build_names(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; (p = strstr(p, name)) != NULL; p++) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+/* README.md's Layout names every file of the source folders (a header is
+ * named with its .c), so a reader finds each file's purpose there: it had
+ * left out agree.c, cache.h, material.c, the scripts' shared headers and
+ * resolution.c, the tests' helpers, fuzz target and suppressions, the
+ * Makefile and .ci/run.  The tests' test_*.c are "one file per unit";
+ * files without an extension in the top folder and tests/ are the build's
+ * (./worldgen, tests/run). */
+WG_TEST(build_readme_layout_names_every_file)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/README.md", wg_srcdir());
+    char *readme = wg_read_file(path, NULL);
+    char *layout = readme ? strstr(readme, "\n## Layout\n") : NULL;
+    CHECK(layout != NULL, "README.md has no Layout section");
+    if (!layout) {
+        free(readme);
+        return;
+    }
+    char *end = strstr(layout + 1, "\n## ");
+    if (end)
+        *end = '\0';
+    static const char *const dirs[] = {"", "backends", "render", "scripts",
+                                       "tests"};
+    int seen = 0;
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", wg_srcdir(), dirs[i]);
+        DIR *d = opendir(path);
+        CHECK(d != NULL, "cannot list %s", path);
+        for (struct dirent *e; d && (e = readdir(d));) {
+            const char *name = e->d_name, *dot = strrchr(name, '.');
+            char file[4600];
+            snprintf(file, sizeof file, "%s/%s", path, name);
+            struct stat st;
+            if (name[0] == '.' || stat(file, &st) != 0 || !S_ISREG(st.st_mode) ||
+                name[strlen(name) - 1] == '~')
+                continue;
+            int top = dirs[i][0] == '\0';
+            if ((top || strcmp(dirs[i], "tests") == 0) && !dot &&
+                strcmp(name, "Makefile") != 0)
+                continue;
+            if (top && strcmp(dot ? dot : "", ".c") != 0 &&
+                strcmp(name, "Makefile") != 0)
+                continue;
+            if (strncmp(name, "test_", 5) == 0 && strcmp(dot, ".c") == 0)
+                continue;
+            char c_file[256] = "";
+            if (dot && strcmp(dot, ".h") == 0)
+                snprintf(c_file, sizeof c_file, "%.*s.c", (int)(dot - name), name);
+            seen++;
+            CHECK(build_names(layout, name) ||
+                      (c_file[0] && build_names(layout, c_file)),
+                  "README's Layout does not name %s%s%s", dirs[i],
+                  top ? "" : "/", name);
+        }
+        if (d)
+            closedir(d);
+    }
+    CHECK(build_names(layout, ".ci/run"), "README's Layout does not name .ci/run");
+    static const char *const sub[] = {"vectors/", "slurm/", "fuzz/", "san/"};
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++)
+        CHECK(strstr(layout, sub[i]) != NULL,
+              "README's Layout does not name tests/%s", sub[i]);
+    CHECK(seen >= 40, "only %d files found in the source folders", seen);
+    free(readme);
 }
 
 /* scripts/fresh-check, which needs root, debootstrap and six minutes, is
