@@ -95,7 +95,8 @@ static void usage(FILE *fp)
 "World:\n"
 "      --size N             vertices per side, 2..65536, or up to 1048577 with\n"
 "                           --region (default 512)\n"
-"      --seed S             unsigned 64-bit seed, decimal or 0x hex (default 1234)\n"
+"      --seed S             unsigned 64-bit seed, decimal or 0x hex\n"
+"                           (default 1234)\n"
 "      --octaves N          noise octaves, 1..16 (default 6)\n"
 "      --erosion N          thermal erosion passes, 0..10000 (default: 12 at\n"
 "                           513, scaled with the square of the resolution)\n"
@@ -110,15 +111,16 @@ static void usage(FILE *fp)
 "                           picture, OBJ or glTF: those are whole worlds)\n"
 "\n"
 "Backends:\n"
-"      --mesh LIST          the backends to run, comma-separated:");
+"      --mesh LIST          the backends to run, comma-separated, each\n"
+"                           ");
     for (size_t i = 0; wg_backends[i]; i++)
-        fprintf(fp, "%s %s", i ? "," : "", wg_backends[i]->name);
-    fprintf(fp, ",\n"
-"                           all (every one, each compared with scalar) or\n"
-"                           auto (the fastest here for this world); in a\n"
-"                           list, one not available here is skipped with a\n"
-"                           'skip' line, and one named alone is an error\n"
-"                           (default auto)\n"
+        fprintf(fp, "%s%s", i == 0 ? "" : wg_backends[i + 1] ? ", " : " or ",
+                wg_backends[i]->name);
+    fprintf(fp, "; all (every one, each\n"
+"                           compared with scalar) or auto (the fastest\n"
+"                           here for this world); in a list, one not\n"
+"                           available here is skipped with a 'skip' line,\n"
+"                           and one named alone is an error (default auto)\n"
 "      --require LIST       these backends must run: one that is skipped is\n"
 "                           a failure (exit 1), so that --check cannot pass\n"
 "                           by skipping one; name them in --mesh too (not\n"
