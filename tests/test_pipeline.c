@@ -1,6 +1,6 @@
 /* test_pipeline.c: worldgen in shell pipelines and CI jobs: backend lists
  * and --require, what --mesh auto picks, no stray picture beside data
- * outputs, binary output kept off terminals, the progress line only on a
+ * outputs, the render block only with a picture or a file, binary output kept off terminals, the progress line only on a
  * terminal, warnings and suggestions for options, the JSON carrying the
  * whole run, and the memory check honouring control groups. */
 #include <stdio.h>
@@ -165,6 +165,37 @@ WG_TEST(pipeline_data_outputs_make_no_stray_picture)
         CHECK(c.status == 0 && strcmp(c.out, want) == 0,
               "'%s': %d left '%s', want '%s' %s", cases[i].args, c.status,
               c.out, want, c.err);
+        wg_cli_free(&c);
+    }
+}
+
+/* The table has a render block when the run draws a picture or writes a
+ * map or a mesh, as the manual and the README say ("no picture" when it
+ * draws none), and none for a run that writes only --json or nothing:
+ * they had said every run has one. */
+WG_TEST(pipeline_render_block_only_with_a_picture_or_a_file)
+{
+    static const struct {
+        const char *args, *render;
+    } cases[] = {
+        {"", "render  160x120 pixels"},
+        {"--heightmap h.pfm", "render  no picture\n"},
+        {"--obj m.obj --no-image", "render  no picture\n"},
+        {"--json j.json", NULL},
+        {"--no-image", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "rm -rf d && mkdir d && cd d && ../worldgen "
+                 "--size 24 --width 160 --height 120 %s", cases[i].args);
+        wg_cli c = wg_cli_sh(cmd);
+        const char *r = strstr(c.out, "\nrender ");
+        CHECK(c.status == 0 && (cases[i].render
+                                    ? r && strncmp(r + 1, cases[i].render,
+                                                   strlen(cases[i].render)) == 0
+                                    : r == NULL) &&
+                  strstr(c.out, "\nwall "),
+              "'%s': %d %s %s", cases[i].args, c.status, c.out, c.err);
         wg_cli_free(&c);
     }
 }
