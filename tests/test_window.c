@@ -249,6 +249,13 @@ WG_TEST(window_timeout_must_be_whole_milliseconds)
               c.err);
         wg_cli_free(&c);
     }
+    /* Without --show nothing reads it: a bad value is no error there, as
+     * the manual says ("With --show"), and the README now too. */
+    wg_cli q = wg_cli_sh("WORLDGEN_SHOW_TIMEOUT_MS=abc ./worldgen --size 16 "
+                         "-q --no-image");
+    CHECK(q.status == 0 && q.err[0] == '\0', "without --show: %d %s",
+          q.status, q.err);
+    wg_cli_free(&q);
     /* In range, or empty: taken (--version checks the line alone). */
     static const char *const good[] = {"", "0", "86400000", "0100"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
