@@ -164,6 +164,7 @@ static void usage(FILE *fp)
 "                           or FILE.tif (8-bit RGB GeoTIFF)\n"
 "      --obj FILE           also write the mesh as Wavefront OBJ (Y up, metres),\n"
 "                           with FILE.mtl and FILE_albedo.png beside it\n"
+"                           (FILE less a trailing .obj)\n"
 "      --gltf FILE          also write the terrain and its water as binary\n"
 "                           glTF 2.0 (FILE.glb, the texture inside; '-' is\n"
 "                           standard output) for Blender, Godot, Unity\n"
