@@ -175,14 +175,24 @@ static int check_memory(const settings *s, const wg_job *job,
     char what[256], left[128];
     if (need <= memory_left(left))
         return 0;
+    /* What takes less: no hydraulic stage (four fields fewer), and for a
+     * region a smaller halo (fewer passes and steps).  A whole world's
+     * fields do not depend on the counts: "or fewer steps" had been said
+     * of it too. */
+    const char *less = region && s->world.steps
+                           ? " (fewer --erosion passes and --hydraulic "
+                             "steps, a smaller halo, or --hydraulic 0, need "
+                             "less)"
+                       : region ? " (fewer --erosion passes, a smaller halo, "
+                                  "need less)"
+                       : s->world.steps ? " (--hydraulic 0 needs less)"
+                                        : "";
     wg_job_describe(job, what, sizeof what);
     say("--size %" PRIu32 "%s%s needs %.2f GiB for "
         "the fields of %s; %s%s",
         s->world.size, s->region_arg ? " --region " : "",
         s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
-        left,
-        s->world.steps ? " (--hydraulic 0, or fewer steps, needs less)"
-                       : "");
+        left, less);
     return 1;
 }
 

@@ -284,6 +284,23 @@ WG_TEST(cli_too_big_a_world_is_refused_up_front)
     wg_cli c = wg_cli_run(argv);
     CHECK(c.status == 1, "status %d", c.status);
     CHECK(strstr(c.err, "--size 65536 needs ") && strstr(c.err, "GiB"), "%s", c.err);
+    /* The way to need less: a whole world's fields do not depend on the
+     * counts, so only --hydraulic 0 (it had said "or fewer steps" too); a
+     * region's halo does. */
+    CHECK(strstr(c.err, " (--hydraulic 0 needs less)\n"), "%s", c.err);
+    wg_cli_free(&c);
+    const char *region[] = {"--size", "1048577", "--region", "0,0,65000,65000",
+                            "--erosion", "2", "--hydraulic", "3", NULL};
+    c = wg_cli_run(region);
+    CHECK(c.status == 1 && strstr(c.err, " (fewer --erosion passes and "
+                                         "--hydraulic steps, a smaller halo, "
+                                         "or --hydraulic 0, need less)\n"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    const char *bare[] = {"--size", "65536", "--hydraulic", "0", NULL};
+    c = wg_cli_run(bare);
+    CHECK(c.status == 1 && strstr(c.err, "needs ") && !strstr(c.err, "less"),
+          "%d %s", c.status, c.err);
     wg_cli_free(&c);
 }
 
