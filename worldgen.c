@@ -775,7 +775,7 @@ static int check_agreement(const wg_result *res, int n)
                          (double)a->bad_ref);
             say("--check: %s disagrees with scalar: "
                 "max dh = %.2e, max dw = %.2e, max dn = %.2e (allowed: "
-                "dh 0, dw 0, dn %.0e)%s", res[i].backend->name,
+                "dh 0, dw 0, dn %g)%s", res[i].backend->name,
                 a->max_dh, a->max_dw, a->max_dn,
                 res[i].backend->normal_tolerance, where);
             status = EXIT_DISAGREE;

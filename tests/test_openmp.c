@@ -179,6 +179,9 @@ WG_TEST(cli_check_fails_with_status_3_when_a_backend_disagrees)
     wg_cli c = wg_cli_sh("WORLDGEN_FAULT=openmp ./worldgen --size 64 --mesh all --check");
     CHECK(c.status == 3, "status %d", c.status);
     CHECK(strstr(c.err, "--check: openmp disagrees with scalar: max dh = "), "%s", c.err);
+    /* the tolerances as the SPEC writes them (a CPU's normals had read
+     * "dn 0e+00" beside dh 0 and dw 0) */
+    CHECK(strstr(c.err, " (allowed: dh 0, dw 0, dn 0); "), "%s", c.err);
     CHECK(strstr(c.out, "DISAGREES"), "%s", c.out);
     /* and says where: the hook's cell, 64 * 64 / 2, is x 0, y 32 */
     CHECK(strstr(c.err, "; first at x 0, y 32: height "), "%s", c.err);
