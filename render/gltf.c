@@ -437,7 +437,7 @@ static int gltf_geometry(gltf_job *j, char *err)
     /* Over 4 GiB the GLB cannot say its own length. */
     if (at > UINT32_MAX - (1u << 20))
         return wg_fail(err, "a %ux%u glTF would be %.1f GiB, over the format's "
-                       "4 GiB: simplify it", n, n, at / 1073741824.0);
+                       "4 GiB: simplify it (--gltf-error E over 0)", n, n, at / 1073741824.0);
     if (!(j->bin = malloc(at ? at : 1)))
         return wg_fail(err, "out of memory for %.1f GiB of meshes",
                        at / 1073741824.0);
@@ -642,9 +642,18 @@ int wg_gltf_check(uint32_t n, float max_error, char *err)
                        (double)max_error, (double)WG_GLTF_ERROR_MAX);
     /* Every grid vertex is 32 bytes and every cell 24 bytes of indices. */
     double least = 32.0 * wg_cells(n) + 24.0 * wg_cells(n - 1);
-    if (max_error == 0.0f && least > (double)UINT32_MAX)
+    if (max_error == 0.0f && least > (double)UINT32_MAX) {
+        /* The largest side whose full grid fits, said with the way out:
+         * "simplify it" had named neither. */
+        uint32_t most = 2;
+        while (32.0 * wg_cells(most + 1) + 24.0 * wg_cells(most) <=
+               (double)UINT32_MAX)
+            most++;
         return wg_fail(err, "a %ux%u glTF would be over %.1f GiB, past the "
-                       "format's 4 GiB: simplify it", n, n, least / 1073741824.0);
+                       "format's 4 GiB (valid: --size up to %u with every "
+                       "grid vertex, or any with --gltf-error E over 0, "
+                       "such as 0.0001)", n, n, least / 1073741824.0, most);
+    }
     return 0;
 }
 
@@ -697,7 +706,7 @@ static int gltf_finish(gltf_job *j, uint32_t *total_out, char *err)
     size_t total = 12 + 8 + j->js_len + 8 + bin + bin_pad;
     if (total > UINT32_MAX)
         return wg_fail(err, "the glTF would be %.1f GiB, over the format's "
-                       "4 GiB: simplify it", total / 1073741824.0);
+                       "4 GiB: simplify it (--gltf-error E over 0)", total / 1073741824.0);
     uint8_t head[20], bin_head[8];
     memcpy(head, "glTF", 4);
     gltf_u32(head + 4, 2);

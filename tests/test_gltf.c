@@ -625,7 +625,10 @@ WG_TEST(gltf_failed_write_leaves_nothing)
     /* Refused before the world is made: out of range, and a full grid
      * over glTF's 4 GiB. */
     CHECK(wg_gltf_check(8192, 0.0f, err) == 0 && wg_gltf_check(9000, 0.0f, err) != 0 &&
-          strstr(err, "4 GiB") && wg_gltf_check(65536, 0.001f, err) == 0 &&
+          strstr(err, "4 GiB (valid: --size up to 8758 with every grid vertex, "
+                      "or any with --gltf-error E over 0") &&
+          wg_gltf_check(8758, 0.0f, err) == 0 && wg_gltf_check(8759, 0.0f, err) != 0 &&
+          wg_gltf_check(65536, 0.001f, err) == 0 &&
           wg_gltf_check(33, -0.0001f, err) != 0 && wg_gltf_check(33, INFINITY, err) != 0,
           "%s", err);
     DIR *d = opendir(dir);
