@@ -292,10 +292,14 @@ void wg_report_json(FILE *fp, const wg_report_run *run)
     fputs("  \"render\": ", fp);
     if (rr && rr->raster >= 0.0) {
         fprintf(fp, "{\"width\": %" PRIu32 ", \"height\": %" PRIu32
-                    ", \"aa\": %" PRIu32 ", \"threads\": %" PRIu32
-                    ", \"triangles\": %" PRIu64 ", \"drawn\": %" PRIu64,
-                rr->width, rr->height, rr->aa, rr->threads, rr->triangles,
-                rr->drawn);
+                    ", \"aa\": %" PRIu32 ", \"threads\": %" PRIu32,
+                rr->width, rr->height, rr->aa, rr->threads);
+        /* The map view draws no triangles: its counts do not apply. */
+        if (rr->map)
+            fputs(", \"triangles\": null, \"drawn\": null", fp);
+        else
+            fprintf(fp, ", \"triangles\": %" PRIu64 ", \"drawn\": %" PRIu64,
+                    rr->triangles, rr->drawn);
         fprintf(fp, ", \"view\": \"%s\"", rr->map ? "map" : "orbit");
         report_json_time(fp, "rasterise", rr->map ? -1.0 : rr->raster, 1);
         report_json_time(fp, "shade", rr->shade, 1);

@@ -374,6 +374,7 @@ WG_TEST(pipeline_json_carries_the_whole_run)
         "    assert h[\"vector\"] == want or (want == \"avx512\" and h[\"vector\"] == \"avx2\"), (h, want)\n"
         "r = j[\"render\"]\n"
         "assert r[\"width\"] == 800 and r[\"rasterise\"] > 0 and r[\"shade\"] > 0, r\n"
+        "assert r[\"view\"] == \"orbit\" and r[\"triangles\"] > 0 and r[\"drawn\"] > 0, r\n"
         "w = {x[\"format\"]: x for x in j[\"writers\"]}\n"
         "assert set(w) == {\"heightmap\", \"png\"}, w\n"
         "assert w[\"png\"][\"path\"] == \"p.png\" and w[\"png\"][\"seconds\"] > 0, w\n"
@@ -393,6 +394,15 @@ WG_TEST(pipeline_json_carries_the_whole_run)
                   "j[\"host\"][\"threads\"])'");
     CHECK(c.status == 0 && strcmp(c.out, "1 1\n") == 0, "%d %s %s", c.status,
           c.out, c.err);
+    wg_cli_free(&c);
+    /* The map view draws no triangles: their counts and the rasterising
+     * do not apply, null as the manual says (the counts had been 0). */
+    c = wg_cli_sh("./worldgen --size 24 -q --view map --out m.png --json - | "
+                  "python3 -c 'import json,sys; r = json.load(sys.stdin)[\"render\"]; "
+                  "print(r[\"view\"], r[\"triangles\"], r[\"drawn\"], r[\"rasterise\"], "
+                  "r[\"shade\"] > 0)'");
+    CHECK(c.status == 0 && strcmp(c.out, "map None None None True\n") == 0, "%d %s %s",
+          c.status, c.out, c.err);
     wg_cli_free(&c);
 }
 
