@@ -1268,7 +1268,8 @@ static int settle_map_formats(settings *s)
         *maps[i].f = wg_heightmap_format_of_path(maps[i].path);
         if (*maps[i].f == WG_HM_NONE)
             return usage_error("--%s: '%s' has no known extension "
-                               "(valid: .pfm, .png, .r16, .tif; or give "
+                               "(valid: .pfm, .png, .r16 or .raw, .tif or "
+                               ".tiff, in any case; or give "
                                "--heightmap-format)", maps[i].opt,
                                maps[i].path);
     }

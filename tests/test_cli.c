@@ -66,7 +66,9 @@ WG_TEST(cli_bad_numbers_are_refused_by_name)
         {{"--mesh", "gpu"}, 2, "--mesh: 'gpu' is not a backend (valid: scalar"},
         {{"--mesh", ""}, 2, "--mesh: ''"},
         {{"--heightmap-format", "bmp"}, 2, "--heightmap-format: 'bmp' is not a height map format (valid: pfm, png, r16, tif)"},
-        {{"--heightmap", "out.bmp"}, 2, "--heightmap: 'out.bmp' has no known extension"},
+        {{"--heightmap", "out.bmp"}, 2, "--heightmap: 'out.bmp' has no known extension "
+                                        "(valid: .pfm, .png, .r16 or .raw, .tif or .tiff, "
+                                        "in any case;"},
         {{"--heightmap", "-"}, 2, "--heightmap -: give the format with --heightmap-format"},
         {{"--size"}, 2, "option '--size' needs a value"},
         {{"--bogus"}, 2, "unknown option '--bogus'"},
