@@ -347,7 +347,7 @@ WG_TEST(build_readme_layout_names_every_file)
     free(readme);
 }
 
-/* scripts/fresh-check, which needs root, debootstrap and six minutes, is
+/* scripts/fresh-check, which needs root, debootstrap and about five minutes, is
  * run by hand; here, only that it refuses what it cannot take before it
  * makes or mounts anything, and that --help is its header. */
 WG_TEST(build_fresh_check_refuses_bad_arguments)
