@@ -76,6 +76,11 @@ static char outfile_old[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
  * its stale companions to be removed when it is put in place. */
 static char outfile_given[OUTFILE_SLOTS][OUTFILE_PATH_MAX];
 static int outfile_dataset[OUTFILE_SLOTS];
+/* The regular files written in place (a descriptor's, standard output's),
+ * which are the run's outputs too when the rasters' companions are
+ * removed: --json - >h.tif.aux.xml. */
+static struct { dev_t dev; ino_t ino; } outfile_direct[OUTFILE_SLOTS];
+static int outfile_ndirect;
 
 /* Commits held back for the end of the run (wg_outfile_hold): the slots
  * of the files committed since, in order. */
@@ -327,6 +332,23 @@ int wg_outfile_descriptor(const char *path)
 
 /* ---- opening ----------------------------------------------------------- */
 
+/* Note the file descriptor fd writes, where it is a regular one, as
+ * written in place (outfile_direct). */
+static void outfile_note_direct(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    for (int i = 0; i < outfile_ndirect; i++)
+        if (outfile_direct[i].dev == st.st_dev &&
+            outfile_direct[i].ino == st.st_ino)
+            return;
+    if (outfile_ndirect < OUTFILE_SLOTS) {
+        outfile_direct[outfile_ndirect].dev = st.st_dev;
+        outfile_direct[outfile_ndirect++].ino = st.st_ino;
+    }
+}
+
 /* Write to descriptor fd of ours, in place: 1 through stdout itself, so
  * that what else goes there stays in order. */
 static int outfile_use_fd(wg_outfile *o, int fd, char *err)
@@ -334,6 +356,7 @@ static int outfile_use_fd(wg_outfile *o, int fd, char *err)
     if (fd == 1) {
         o->fp = stdout;
         o->how = OUT_STDOUT;
+        outfile_note_direct(1);
         return 0;
     }
     int fl = fcntl(fd, F_GETFL);
@@ -353,6 +376,7 @@ static int outfile_use_fd(wg_outfile *o, int fd, char *err)
         return wg_fail(err, "%s", strerror(e));
     }
     o->how = OUT_DIRECT;
+    outfile_note_direct(dup);
     return 0;
 }
 
@@ -370,6 +394,7 @@ static int outfile_in_place(wg_outfile *o, const char *name, char *err)
         return wg_fail(err, "%s", strerror(e));
     }
     o->how = OUT_DIRECT;
+    outfile_note_direct(fd);
     return 0;
 }
 
@@ -924,8 +949,11 @@ static const char *const outfile_gdal_sides[] = {".aux.xml", ".ovr"};
 
 /* Remove those of the rasters among slots k[0..n), just put in place, by
  * the name each was given and by its target's (a link's), but for any
- * that is one of the set's own files (--json h.tif.aux.xml).  One that
- * cannot be removed is left, as GDAL leaves it. */
+ * that is one of the run's own files: of the set (--json h.tif.aux.xml),
+ * or written in place (--json - >h.tif.aux.xml; outfile_direct).  Only a
+ * file or a link, as GDAL makes them: not a FIFO, a device or a socket of
+ * that name, which no GDAL wrote (a FIFO the JSON was written to had been
+ * removed).  One that cannot be removed is left, as GDAL leaves it. */
 static void outfile_forget_datasets(const int *k, int n)
 {
     for (int j = 0; j < n; j++) {
@@ -942,9 +970,16 @@ static void outfile_forget_datasets(const int *k, int n)
                 int len = snprintf(side, sizeof side, "%s%s", names[i],
                                    outfile_gdal_sides[x]);
                 if (len < 0 || (size_t)len >= sizeof side ||
-                    lstat(side, &st) != 0 || S_ISDIR(st.st_mode))
+                    lstat(side, &st) != 0 ||
+                    !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
                     continue;
+                /* A link is the run's when what it names is. */
                 int ours = 0;
+                if (S_ISLNK(st.st_mode) && stat(side, &st) != 0)
+                    st.st_ino = 0, st.st_dev = 0;
+                for (int m = 0; m < outfile_ndirect && !ours; m++)
+                    ours = outfile_direct[m].dev == st.st_dev &&
+                           outfile_direct[m].ino == st.st_ino;
                 for (int m = 0; m < n && !ours; m++)
                     ours = stat(outfile_dst[k[m]], &own) == 0 &&
                            own.st_dev == st.st_dev && own.st_ino == st.st_ino;

@@ -721,6 +721,26 @@ WG_TEST(gdal_replaced_map_leaves_no_stale_statistics_or_overviews)
     wg_cli_free(&c);
 }
 
+/* Nor is one the run writes in place taken for GDAL's: the JSON through a
+ * descriptor (--json /dev/fd/3 3>h.r16.aux.xml) or standard output
+ * (--json - >h.r16.aux.xml), or a FIFO of that name it was written to.
+ * Only the renamed outputs had been looked for, and the run had removed
+ * the JSON it had just written, and the user's FIFO. */
+WG_TEST(gdal_replaced_map_keeps_what_the_run_wrote_in_place)
+{
+    const char *w = "./worldgen --size 17 -q --no-image --heightmap ip/h.r16";
+    wg_cli c = gd_sh("rm -rf ip && mkdir ip && %s --json /dev/fd/3 3>ip/h.r16.aux.xml && "
+                     "head -c 1 ip/h.r16.aux.xml && %s --json - >ip/h.r16.ovr && "
+                     "head -c 1 ip/h.r16.ovr && rm ip/h.r16.* && mkfifo ip/h.r16.aux.xml && "
+                     "{ cat ip/h.r16.aux.xml >ip/got & } && %s --json ip/h.r16.aux.xml && "
+                     "wait && test -p ip/h.r16.aux.xml && head -c 1 ip/got && ls ip | tr "
+                     "'\\n' ' '",
+                     w, w, w);
+    CHECK(c.status == 0 && strcmp(c.out, "{{{got h.r16 h.r16.aux.xml h.r16.hdr ") == 0,
+          "%d %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(gdal_cli_sidecar_names_are_outputs_too)
 {
     wg_cli c = gd_run("--heightmap gd-h.r16 --json gd-h.r16.hdr");
