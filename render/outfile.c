@@ -876,13 +876,20 @@ static int outfile_not_ours(const struct stat *st, const struct stat *dir)
  * container's bind mount of one file (docker run -v $PWD/w.png:/w.png)?
  * No rename may replace it (EBUSY).  As the kernel says (statx, Linux 5.8
  * on); not from st_dev, which overlayfs gives a file from the layer below
- * and its folder from itself. */
+ * and its folder from itself.  Headers that do not know it (glibc before
+ * 2.33 with Linux's before 5.8) leave the question out, as an older
+ * kernel does: the rename then says EBUSY at the end. */
 static int outfile_mount_point(const char *name)
 {
+#ifdef STATX_ATTR_MOUNT_ROOT
     struct statx sx;
     return statx(AT_FDCWD, name, 0, 0, &sx) == 0 &&
            (sx.stx_attributes_mask & sx.stx_attributes &
             STATX_ATTR_MOUNT_ROOT) != 0;
+#else
+    (void)name;
+    return 0;
+#endif
 }
 
 /* Why the last set could not be put in place, beyond its errno, or NULL. */

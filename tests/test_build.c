@@ -400,3 +400,21 @@ WG_TEST(build_avx512_0_leaves_out_the_avx512_kernels)
           "the Makefile does not pass WG_NO_AVX512 for AVX512=0");
     free(mk);
 }
+
+/* render/outfile.c builds with C library headers that do not know statx's
+ * STATX_ATTR_MOUNT_ROOT (glibc before 2.33 with Linux headers before
+ * 5.8: Debian 11 and Ubuntu 20.04's, RHEL 8's): the mount-point refusal
+ * is then left out, as O_TMPFILE is where the headers lack it, and a
+ * rename over a mount point fails at the end as before.  Here, a
+ * <sys/stat.h> that hides it stands in for those headers; the file had
+ * not compiled ('STATX_ATTR_MOUNT_ROOT' undeclared). */
+WG_TEST(build_outfile_without_statx_mount_root)
+{
+    wg_cli c = build_sh("mkdir -p old/sys && printf '#include_next <sys/stat.h>\\n"
+                        "#undef STATX_ATTR_MOUNT_ROOT\\n' > old/sys/stat.h && "
+                        "${CC:-cc} -std=c11 -D_XOPEN_SOURCE=700 -Wall -Wextra -Werror "
+                        "-I'%s' -I'%s/build' -Iold -c '%s/render/outfile.c' -o outfile.o",
+                        wg_srcdir(), wg_srcdir(), wg_srcdir());
+    CHECK(c.status == 0, "%d %s", c.status, build_tail(c.err, 600));
+    wg_cli_free(&c);
+}
