@@ -396,6 +396,11 @@ static void gltf_fill_part(void *ctx, uint32_t part)
     }
 }
 
+/* The most bytes of meshes a GLB takes: its 4 GiB, less a MiB for the
+ * rest (its JSON; the texture comes on top).  wg_gltf_check refuses up
+ * front a full grid past it. */
+#define GLTF_MESHES_MAX ((double)UINT32_MAX - (double)(1u << 20))
+
 /* The meshes, into j->bin.  Returns 0, or -1 with the reason. */
 static int gltf_geometry(gltf_job *j, char *err)
 {
@@ -435,7 +440,7 @@ static int gltf_geometry(gltf_job *j, char *err)
     }
     j->bin_len = at;
     /* Over 4 GiB the GLB cannot say its own length. */
-    if (at > UINT32_MAX - (1u << 20))
+    if (at > GLTF_MESHES_MAX)
         return wg_fail(err, "a %ux%u glTF would be %.1f GiB, over the format's "
                        "4 GiB: simplify it (--gltf-error E over 0)", n, n, at / 1073741824.0);
     if (!(j->bin = malloc(at ? at : 1)))
@@ -640,19 +645,25 @@ int wg_gltf_check(uint32_t n, float max_error, char *err)
     if (!(max_error >= 0.0f && max_error <= WG_GLTF_ERROR_MAX))
         return wg_fail(err, "the simplification error %g is not in 0..%g",
                        (double)max_error, (double)WG_GLTF_ERROR_MAX);
-    /* Every grid vertex is 32 bytes and every cell 24 bytes of indices. */
+    /* Every grid vertex is 32 bytes and every cell 24 bytes of indices:
+     * the land's mesh alone, which gltf_geometry refuses past
+     * GLTF_MESHES_MAX, after the world is made. */
     double least = 32.0 * wg_cells(n) + 24.0 * wg_cells(n - 1);
-    if (max_error == 0.0f && least > (double)UINT32_MAX) {
-        /* The largest side whose full grid fits, said with the way out:
-         * "simplify it" had named neither. */
+    if (max_error == 0.0f && least > GLTF_MESHES_MAX) {
+        /* The largest side whose land fits, said with the way out:
+         * "simplify it" had named neither.  Not a side that surely fits:
+         * the water's mesh and the texture (up to 8192 a side) come on
+         * top, and they are known only once the world is made (8758, said
+         * before, failed at the end of its run). */
         uint32_t most = 2;
         while (32.0 * wg_cells(most + 1) + 24.0 * wg_cells(most) <=
-               (double)UINT32_MAX)
+               GLTF_MESHES_MAX)
             most++;
         return wg_fail(err, "a %ux%u glTF would be over %.1f GiB, past the "
-                       "format's 4 GiB (valid: --size up to %u with every "
-                       "grid vertex, or any with --gltf-error E over 0, "
-                       "such as 0.0001)", n, n, least / 1073741824.0, most);
+                       "format's 4 GiB (valid: --gltf-error E over 0, such "
+                       "as 0.0001; with every grid vertex, the land alone "
+                       "fits up to --size %u, its water and texture less)",
+                       n, n, least / 1073741824.0, most);
     }
     return 0;
 }

@@ -623,11 +623,17 @@ WG_TEST(gltf_failed_write_leaves_nothing)
           wg_gltf_save(path, &f, w.sea, "x", 2.0f, NULL, err) != 0,
           "an error out of range was taken");
     /* Refused before the world is made: out of range, and a full grid
-     * over glTF's 4 GiB. */
+     * over glTF's 4 GiB, as the writer counts it (its meshes within 4 GiB
+     * less a MiB): 8757 and 8758, passed here and said to fit, had failed
+     * at the end of their runs. */
+    double land8756 = 32.0 * 8756 * 8756 + 24.0 * 8755 * 8755,
+           land8757 = 32.0 * 8757 * 8757 + 24.0 * 8756 * 8756;
+    CHECK(land8756 <= 4294967295.0 - 1048576.0 && land8757 > 4294967295.0 - 1048576.0);
     CHECK(wg_gltf_check(8192, 0.0f, err) == 0 && wg_gltf_check(9000, 0.0f, err) != 0 &&
-          strstr(err, "4 GiB (valid: --size up to 8758 with every grid vertex, "
-                      "or any with --gltf-error E over 0") &&
-          wg_gltf_check(8758, 0.0f, err) == 0 && wg_gltf_check(8759, 0.0f, err) != 0 &&
+          strstr(err, "4 GiB (valid: --gltf-error E over 0, such as 0.0001; with every "
+                      "grid vertex, the land alone fits up to --size 8756, its water "
+                      "and texture less)") &&
+          wg_gltf_check(8756, 0.0f, err) == 0 && wg_gltf_check(8757, 0.0f, err) != 0 &&
           wg_gltf_check(65536, 0.001f, err) == 0 &&
           wg_gltf_check(33, -0.0001f, err) != 0 && wg_gltf_check(33, INFINITY, err) != 0,
           "%s", err);
