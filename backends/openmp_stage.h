@@ -46,7 +46,12 @@ typedef struct openmp_ctx {
  * leaves AVX-512 out, so that a machine that has it runs the AVX2 builds,
  * as a CPU without it does: to measure them (README, Performance), the
  * results the same bits either way. */
-#ifdef WG_NO_AVX512
+#if !defined(OPENMP_X86)
+/* Off x86 (aarch64, ...): one build, the compiler's own vectors; x86's
+ * clones there are no target the compiler knows, and had failed the
+ * build. */
+#define OPENMP_CLONES
+#elif defined(WG_NO_AVX512)
 #define OPENMP_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define OPENMP_CLONES                                                        \
