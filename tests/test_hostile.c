@@ -399,6 +399,23 @@ WG_TEST(hostile_other_users_link_in_a_sticky_folder_is_not_followed)
                         "it)\n") == 0,
           "%s", c.err);
     wg_cli_free(&c);
+    /* The folder owner's link is followed, as the kernel follows it (a
+     * sticky folder of nobody's, its link nobody's); and a link of ours
+     * that leads to another user's in the sticky folder is refused at that
+     * one, named. */
+    c = hostile_sh("cd guard && mkdir own && chmod 1777 own && chown 65534 own && "
+                   "ln -s ../owned own/o.json && chown -h 65534 own/o.json && "
+                   "ln -s w.png st/via.png && "
+                   "../worldgen --size 16 --mesh scalar -q --json own/o.json; echo $?; "
+                   "head -c 1 owned; echo; ../worldgen " HOSTILE_PIC " --out st/via.png; "
+                   "echo $?; cat victim");
+    CHECK(strcmp(c.out, "0\n{\n1\nkeep\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strcmp(c.err, "worldgen: --out: cannot write 'st/via.png': Permission denied (the "
+                        "symbolic link 'st/w.png' is another user's, in a sticky folder "
+                        "anyone may write in: not followed, as fs.protected_symlinks has "
+                        "it)\n") == 0,
+          "%s", c.err);
+    wg_cli_free(&c);
 }
 
 /* A name that means a descriptor is written to that descriptor, and a
