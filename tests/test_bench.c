@@ -601,6 +601,15 @@ WG_TEST(bench_csv_through_another_users_link_in_a_sticky_folder)
                   "head -c 5 bg/mine");
     CHECK(strcmp(c.out, "status 0\nsize,") == 0, "%s %s", c.out, c.err);
     wg_cli_free(&c);
+    /* The folder owner's link is followed, as the kernel follows it. */
+    c = wg_cli_sh("mkdir bg/own && chmod 1777 bg/own && chown 65534 bg/own && "
+                  "ln -s ../owned bg/own/o.csv && chown -h 65534 bg/own/o.csv");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    c = bench_run("-s 16 -r 1 -b scalar -H 1 -c bg/own/o.csv > /dev/null; echo \"status $?\"; "
+                  "head -c 5 bg/owned");
+    CHECK(strcmp(c.out, "status 0\nsize,") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
 }
 
 /* -c /dev/stdout, /dev/fd/1 and /dev/stderr write the CSV where those
