@@ -176,17 +176,23 @@ static int check_memory(const settings *s, const wg_job *job,
     if (need <= memory_left(left))
         return 0;
     /* What takes less: no hydraulic stage (four fields fewer), and for a
-     * region a smaller halo (fewer passes and steps).  A whole world's
-     * fields do not depend on the counts: "or fewer steps" had been said
-     * of it too. */
-    const char *less = region && s->world.steps
-                           ? " (fewer --erosion passes and --hydraulic "
-                             "steps, a smaller halo, or --hydraulic 0, need "
-                             "less)"
-                       : region ? " (fewer --erosion passes, a smaller halo, "
-                                  "need less)"
-                       : s->world.steps ? " (--hydraulic 0 needs less)"
-                                        : "";
+     * region a smaller halo (fewer passes and steps, of those it has).  A
+     * whole world's fields do not depend on the counts: "or fewer steps"
+     * had been said of it too; nor does a region's without them, whose
+     * halo is the normals' one cell ("fewer --erosion passes" had been
+     * said with --erosion 0). */
+    const int passes = s->world.passes > 0, steps = s->world.steps > 0;
+    const char *less =
+        region && passes && steps
+            ? " (fewer --erosion passes and --hydraulic steps, a smaller "
+              "halo, or --hydraulic 0, need less)"
+        : region && steps
+            ? " (fewer --hydraulic steps, a smaller halo, or --hydraulic 0, "
+              "need less)"
+        : region && passes ? " (fewer --erosion passes, a smaller halo, "
+                             "need less)"
+        : steps ? " (--hydraulic 0 needs less)"
+                : "";
     wg_job_describe(job, what, sizeof what);
     say("--size %" PRIu32 "%s%s needs %.2f GiB for "
         "the fields of %s; %s%s",

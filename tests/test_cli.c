@@ -299,6 +299,22 @@ WG_TEST(cli_too_big_a_world_is_refused_up_front)
                                          "or --hydraulic 0, need less)\n"),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
+    /* Without erosion passes, no fewer of them is the way; without
+     * either count, the halo is the normals' one cell, and nothing is
+     * said ("fewer --erosion passes" had been said of both). */
+    const char *no_passes[] = {"--size", "1048577", "--region", "0,0,65000,65000",
+                               "--erosion", "0", "--hydraulic", "3", NULL};
+    c = wg_cli_run(no_passes);
+    CHECK(c.status == 1 && strstr(c.err, " (fewer --hydraulic steps, a smaller halo, "
+                                         "or --hydraulic 0, need less)\n"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    const char *no_counts[] = {"--size", "1048577", "--region", "0,0,65000,65000",
+                               "--erosion", "0", "--hydraulic", "0", NULL};
+    c = wg_cli_run(no_counts);
+    CHECK(c.status == 1 && strstr(c.err, "needs ") && !strstr(c.err, "less"), "%d %s",
+          c.status, c.err);
+    wg_cli_free(&c);
     const char *bare[] = {"--size", "65536", "--hydraulic", "0", NULL};
     c = wg_cli_run(bare);
     CHECK(c.status == 1 && strstr(c.err, "needs ") && !strstr(c.err, "less"),
