@@ -1493,3 +1493,37 @@ WG_TEST(tiles_parallel_reads_no_configuration_of_its_own)
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* --out through another user's symbolic link in a sticky folder anyone
+ * may write in (/tmp) is refused, as worldgen refuses it for its outputs:
+ * mkdir and readlink -f had followed it past fs.protected_symlinks, and
+ * the tiles had been made in the folder the planted link named.  The
+ * folder owner's link, and our own, are followed. */
+WG_TEST(tiles_out_through_another_users_link_in_a_sticky_folder)
+{
+    if (geteuid() != 0) {
+        wg_skip("needs root, to give a link to another user");
+        return;
+    }
+    if (tl_ready() != 0)
+        return;
+    wg_cli c = tl_sh("rm -rf tg && mkdir -p tg/st tg/victim tg/mine && chmod 1777 tg/st && "
+                     "ln -s ../victim tg/st/planted && ln -s ../mine tg/st/own && "
+                     "chown -h 65534 tg/st/planted");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    c = tl_sh("'%s/scripts/tiles' --size 9 --tile 9 --out tg/st/planted -q "
+              "-- --mesh scalar >/dev/null; echo \"status $?\"; ls -A tg/victim",
+              wg_srcdir());
+    CHECK(strcmp(c.out, "status 1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "--out 'tg/st/planted': Permission denied (the symbolic link is "
+                        "another user's, in a sticky folder anyone may write in: not "
+                        "followed, as fs.protected_symlinks has it)"),
+          "%s", c.err);
+    wg_cli_free(&c);
+    c = tl_sh("'%s/scripts/tiles' --size 9 --tile 9 --out tg/st/own -q -- --mesh scalar "
+              ">/dev/null; echo \"status $?\"; ls tg/mine/height.vrt",
+              wg_srcdir());
+    CHECK(strcmp(c.out, "status 0\ntg/mine/height.vrt\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
