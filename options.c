@@ -996,8 +996,7 @@ static int parse_world_option(settings *s, int c, const char *val)
         /* SPEC.md's SEA: "-0" is the sea level 0, and so is a level below
          * the stage's flush (1e-45 had been reported in the JSON and drawn
          * by the renderer while the fields used 0). */
-        if (!(s->world.sea >= 0x1p-40f))
-            s->world.sea = 0.0f;
+        s->world.sea = wg_sea_of(s->world.sea);
         return rc;
     case OPT_REGION:
         s->region_arg = val;

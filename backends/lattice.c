@@ -58,6 +58,11 @@ static float lattice_min(float a, float b)
     return b < a ? b : a;
 }
 
+float wg_sea_of(float v)
+{
+    return v < WG_HYD_EPS && v > -WG_HYD_EPS ? 0.0f : v;
+}
+
 void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
 {
     /* q: how many cells of a 513 world one cell of this one spans, so that
@@ -75,7 +80,7 @@ void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
     /* SEA is flushed like the stage's values (SPEC "Host constants"): a
      * subnormal sea level would be 0 on a GPU that flushes its operands
      * and not on the CPU, and 'b < SEA' would disagree at b = 0. */
-    h->sea = w->sea < 0x1p-40f && w->sea > -0x1p-40f ? 0.0f : w->sea;
+    h->sea = wg_sea_of(w->sea);
     h->slope_d = 0x1.6a09e6p-1f;
     /* KF: 0.25 made lakes flatter (median surface step between wet
      * neighbours at 512: 8.3e-4 against 2.6e-3) but held more water at
@@ -96,7 +101,7 @@ void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
      * 446 with the mean; a mean over 33 steps, 402, lags the lakes'
      * filling more for little gain). */
     h->ka = lattice_min(0.1f * q, 1.0f);
-    h->eps = 0x1p-40f;
+    h->eps = WG_HYD_EPS;
 }
 
 void wg_lattice_fill(float *lat, uint64_t seed)

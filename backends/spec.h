@@ -98,6 +98,14 @@ typedef struct wg_view {
 /* Fill 'c' from 'w'.  This function can't fail ('w' must be valid). */
 void wg_consts_init(wg_consts *c, const wg_world *w);
 
+/* Stage 3's EPS: magnitudes below it are flushed to zero (SPEC.md). */
+#define WG_HYD_EPS 0x1p-40f
+
+/* SPEC.md's SEA of the sea level v: v flushed as the stage's values are
+ * (-0 and any magnitude below EPS are +0).  The constants and the command
+ * line both take it, so the JSON and the renderer use the fields' SEA. */
+float wg_sea_of(float v);
+
 /* Fill 'h' (stage 3's constants) from 'w'; wg_consts_init() calls it.
  * This function can't fail. */
 void wg_hyd_init(wg_hyd_consts *h, const wg_world *w);
