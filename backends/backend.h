@@ -208,6 +208,16 @@ enum {
 };
 void wg_field_free(float *p);
 
+/* Map the whole pages inside bytes [0, bytes) of p at once, without the
+ * trap a page of their first touch (the kernel's MADV_POPULATE_WRITE,
+ * Linux 5.14); the partial pages at the ends are left to the first write.
+ * Returns 0, or -1 where the kernel cannot (nothing is then done, and the
+ * pages fault in as they are written).  For memory about to be written in
+ * full: on this project's 2-core VMs a page's first-touch trap costs
+ * 10-20 us and the call about 0.5 us a page (measured on the AMD EPYC VM,
+ * 16 MiB: 42 ms touched page by page, 2.2 ms populated). */
+int wg_populate(void *p, size_t bytes);
+
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when
  * memory runs out (nothing is then left allocated). */
 int wg_fields_alloc(wg_fields *f, uint32_t n);

@@ -1,7 +1,8 @@
 /* fields.c: the fields' memory (backend.h): each field allocated on its
  * own slot of a page (wg_field_alloc says why), the six of a world or a
  * region together, a region's cut down in place to its window when handed
- * over, and freed. */
+ * over, and freed; and the populating of fresh memory's pages at once
+ * (wg_populate), which the backends and the renderer use for theirs. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +37,20 @@ float *wg_field_alloc(size_t cells, unsigned slot)
     char *p = (char *)at;
     memcpy(p - sizeof block, &block, sizeof block);
     return (float *)(void *)p;
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+int wg_populate(void *p, size_t bytes)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + page - 1) / page * page;
+    uintptr_t hi = ((uintptr_t)p + bytes) / page * page;
+    if (hi <= lo)
+        return 0;
+    return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
 }
 
 void wg_field_free(float *p)

@@ -119,6 +119,10 @@ void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
 void openmp_normals(openmp_ctx *s, openmp_team *tm, uint32_t id,
                     uint32_t nt);
 
+/* Fault in bytes [a, b) of block p, which the calling thread will write
+ * (openmp.c): the band of a field that a thread's rows cover. */
+void openmp_first_touch(char *p, size_t a, size_t b);
+
 #ifdef OPENMP_X86
 /* The lattice's rows [y0, y1) as the terrain's quads (openmp_terrain.c),
  * made by openmp_open beside the fields' first touch. */

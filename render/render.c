@@ -57,6 +57,11 @@ int wg_render_view_parse(const char *s, wg_render_view *out)
  * renders on several threads at once count apart. */
 static _Thread_local size_t render_held, render_mark;
 
+/* Blocks from this size up have their pages populated when allocated:
+ * everything the renderer allocates it writes in full, and below this,
+ * malloc hands out memory the process holds already. */
+#define RENDER_POPULATE ((size_t)64 << 10)
+
 /* Each block carries its size in front, in a max_align_t so the bytes
  * handed out stay aligned for anything. */
 void *wg_render_alloc(size_t bytes)
@@ -67,6 +72,12 @@ void *wg_render_alloc(size_t bytes)
     if (!b)
         return NULL;
     memcpy(b, &bytes, sizeof bytes);
+    /* Its pages at once rather than a trap each as they are first written
+     * (wg_populate): at 512 and 800x600 --aa 2, a render's 1.3k faults
+     * had been 14 ms of its 38 on the 2-core AMD EPYC VM.  A block from
+     * memory the process already holds costs the call next to nothing. */
+    if (bytes >= RENDER_POPULATE)
+        wg_populate(b + 1, bytes);
     render_held += bytes;
     render_mark = render_held > render_mark ? render_held : render_mark;
     return b + 1;
@@ -739,6 +750,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     img->h = o->height;
     /* malloc: the caller frees it with wg_image_free(). */
     img->rgb = malloc(pixels);
+    if (img->rgb && pixels >= RENDER_POPULATE)
+        wg_populate(img->rgb, pixels);
     memset(rs, 0, sizeof *rs);
     int ok = lit && top && level && img->rgb;
     for (uint32_t t = 0; ok && !j.map && t < j.parts; t++)
