@@ -80,13 +80,13 @@ static inline float wg_hyd_weight(float d, float gk, float p, float eps)
 
 /* Pass 1, after the neighbours: from the steepest weighted drop dmax and
  * the sum of the weights, P = rcp(dmax) and Q = F * rcp(sum), where F, the
- * share of the water that leaves, is min(1, KF dmax rcp(max(w, EPS))): a
- * thin film runs off whole, deep water only as far as levels the
- * surfaces. */
+ * share of the water that leaves, is min(FMAX, KF dmax rcp(max(w, EPS))):
+ * a thin film runs off FMAX of itself, deep water only as far as levels
+ * the surfaces. */
 static inline float wg_hyd_route(const wg_hyd_consts *k, float dmax,
                                  float sum, float w)
 {
-    float f = wg_hyd_min(1.0f, (dmax * k->kf) *
+    float f = wg_hyd_min(k->f_max, (dmax * k->kf) *
                                    wg_hyd_rcp(wg_hyd_max(w, k->eps)));
     float r = wg_hyd_rcp(sum > 0.0f ? sum : 1.0f);
     return sum > 0.0f ? f * r : 0.0f;

@@ -49,6 +49,7 @@ typedef struct wg_hyd_consts {
                       the diagonal is sqrt(2) cells) */
     float kf;     /* KF: the share of the steepest drop that water may level
                      in a step (at most 1/2: more overshoots) */
+    float f_max;  /* FMAX: the most of its water a cell sends out a step */
     float rain;   /* RAIN: water added to every cell each step */
     float keep;   /* KEEP: the share of water left after evaporation */
     float kc;     /* KC: sediment capacity per unit of discharge and drop */

@@ -218,10 +218,11 @@ _Static_assert(sizeof(vulkan_params) == 48 + 32 * WG_MAX_OCTAVES,
  * stage's host constants, copied by name from wg_consts (vulkan_hydraulic),
  * and R's width and height. */
 typedef struct vulkan_hyd_consts {
-    float sea, slope_d, kf, rain, keep, kc, ke, kd, creep_o, creep_d, ka, eps;
+    float sea, slope_d, kf, f_max, rain, keep, kc, ke, kd, creep_o, creep_d, ka,
+        eps;
     uint32_t w, h;
 } vulkan_hyd_consts;
-_Static_assert(sizeof(vulkan_hyd_consts) == 56,
+_Static_assert(sizeof(vulkan_hyd_consts) == 60,
                "vulkan_hyd_consts must match hydraulic.comp's push constants");
 
 /* The blocked erosion kernel's shape (erosion.comp: W, K, H): each
@@ -1373,7 +1374,7 @@ static void vulkan_hyd_push(const vulkan_ctx *v, VkCommandBuffer cmd)
 {
     const wg_hyd_consts *k = &v->job->consts.hyd;
     vulkan_hyd_consts push = {
-        .sea = k->sea,   .slope_d = k->slope_d, .kf = k->kf,
+        .sea = k->sea,   .slope_d = k->slope_d, .kf = k->kf, .f_max = k->f_max,
         .rain = k->rain, .keep = k->keep,       .kc = k->kc,
         .ke = k->ke,     .kd = k->kd,           .creep_o = k->creep_o,
         .creep_d = k->creep_d, .ka = k->ka,     .eps = k->eps,

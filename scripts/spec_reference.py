@@ -134,6 +134,7 @@ def hydraulic(N, h, steps, sea_str, NB):
     q = f32(512.0 / f32(float(N - 1)))
     GD = hexf('0x1.6a09e6p-1f')
     KF = 0.5
+    FMAX = 0.5
     RAIN = f32(f32(5e-6) * q)
     KEEP = f32(1.0 - f32(f32(0.001) * q))
     KC = f32(f32(1e6) / q)
@@ -173,7 +174,7 @@ def hydraulic(N, h, steps, sea_str, NB):
             sm = 0.0
             for (k, g, c), d in zip(NBg[i], ds):
                 if d > 0: sm = f32(sm + weight(d, g, Pi))
-            F = hmin(1.0, f32(f32(dmax * KF) * rcp(hmax(w[i], EPS))))
+            F = hmin(FMAX, f32(f32(dmax * KF) * rcp(hmax(w[i], EPS))))
             Q[i] = f32(F * rcp(sm)) if sm > 0 else 0.0
             P[i] = Pi
         nb = [0.0] * n; nw = [0.0] * n; ns = [0.0] * n

@@ -60,6 +60,7 @@ layout(push_constant, std430) uniform consts {
     float sea;
     float slope_d;
     float kf;
+    float f_max;
     float rain;
     float keep;
     float kc;
@@ -172,12 +173,12 @@ float inv(float dmax)
     return dmax > 0.0 ? r : 0.0;
 }
 
-// wg_hyd_route: Q = F rcp(sum), F = min(1, KF dmax rcp(max(w, EPS))).
+// wg_hyd_route: Q = F rcp(sum), F = min(FMAX, KF dmax rcp(max(w, EPS))).
 float route(float dmax, float sum, float w)
 {
     precise float dk = dmax * k.kf;
     precise float fw = dk * rcp(max_(w, k.eps));
-    float f = min_(1.0, fw);
+    float f = min_(k.f_max, fw);
     float r = rcp(sum > 0.0 ? sum : 1.0);
     precise float q = f * r;
     return sum > 0.0 ? q : 0.0;
