@@ -2410,3 +2410,31 @@ WG_TEST(render_sun_at_the_horizon_lights_what_it_reaches)
         wg_image_free(&img[k]);
     wg_fields_free(&f);
 }
+
+/* Sunlit snow keeps its shading under a high sun: snow on level ground
+ * and on a face turned to the sun's bearing but standing upright (the
+ * sun's light on it 0.87 and 0.5) are 1.9 and 1.1 in linear light, and
+ * the tone curve's shoulder had made them 254 and 246, so every sunlit
+ * slope of snow was the same white (shade.c, SHADE_KNEE).  Below the
+ * knee the curve is sRGB's, and it is white only at the table's end. */
+WG_TEST(render_sunlit_snow_is_not_clipped)
+{
+    wg_palette p;
+    wg_palette_make(&p, 0.25f, 290, 60);
+    float up[3] = {0.0f, 1.0f, 0.0f}, face[3];
+    wg_direction(290, 0, face);
+    wg_rgb level = wg_light(&p, p.mat.snow, up, 1.0f);
+    wg_rgb side = wg_light(&p, p.mat.snow, face, 1.0f);
+    int a = wg_srgb8(level.g), b = wg_srgb8(side.g);
+    CHECK(a < 252 && a - b >= 8, "sunlit snow: level %d, upright face %d",
+          a, b);
+    CHECK(wg_srgb8(0.5f) == 188 && wg_srgb8(4.0f) == 255,
+          "the curve: 0.5 -> %d, 4 -> %d", wg_srgb8(0.5f), wg_srgb8(4.0f));
+    int last = 0, steps = 0;
+    for (int i = 0; i <= 400; i++) {
+        int v = wg_srgb8((float)i * 0.01f);
+        steps += v < last;
+        last = v;
+    }
+    CHECK(steps == 0, "the curve falls %d times over 0..4", steps);
+}
