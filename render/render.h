@@ -504,9 +504,11 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3]);
  * normal n that the sun reaches by 'lit' (0..1): the bed through the water,
  * dimmed and tinted with depth (clear, then turquoise, then deep blue),
  * the sky reflected by the Fresnel term of the view angle, and the sun's
- * glint (the sun's disc and glint only where p->sun_in_water). */
+ * glint (the sun's disc and glint only where p->sun_in_water).  Where the
+ * land stands in the mirror direction, 'land' is its lit colour, which the
+ * water reflects instead of the sky, and no glint; NULL: the sky. */
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
-                const float n[3], float lit);
+                const float n[3], float lit, const wg_rgb *land);
 
 /* How far each vertex of the field clears the sight line toward the sun,
  * in one sweep across the grid from the sun's side: lit[N*N], 0 deep in

@@ -147,7 +147,7 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
 }
 
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
-                const float n[3], float lit)
+                const float n[3], float lit, const wg_rgb *land)
 {
     float dn = dir[0] * n[0] + dir[1] * n[1] + dir[2] * n[2];
     float cv = -dn < 0.02f ? 0.02f : -dn > 1.0f ? 1.0f : -dn;
@@ -187,7 +187,8 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
      * water and the sun along the mirrored ray too, and a lake in a
      * ridge's shadow had shown the sun's disc whole, sharp in the dark
      * water, where the glint beside it was cut off by the shadow. */
-    wg_rgb sky = p->sun_in_water
+    wg_rgb sky = land ? *land
+                 : p->sun_in_water
                      ? shade_sky_dir(p, r, p->sun_light * lit)
                      : wg_mix(p->zenith, p->horizon,
                               expf(-r[1] * SHADE_HORIZON));
@@ -195,7 +196,7 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
      * lobe (power 256) and a faint wide sheen (power 16), only where the
      * sun reaches. */
     float s = r[0] * p->sun[0] + r[1] * p->sun[1] + r[2] * p->sun[2];
-    s = s > 0.0f && p->sun_in_water ? s : 0.0f;
+    s = s > 0.0f && p->sun_in_water && !land ? s : 0.0f;
     float s2 = s * s, s4 = s2 * s2, s8 = s4 * s4, s16 = s8 * s8;
     float s256 = s16 * s16;
     s256 *= s256;
@@ -608,6 +609,57 @@ static inline float shade_wet(float d, float shown)
  * bed does not show. */
 #define SHADE_BED_SOFT 0.0025f
 
+/* The land that level water at (x, y, z) mirrors, seen along the unit
+ * direction dir: the mirrored ray is followed over the ground and the
+ * water shown on it (top), at points from 1.5 cells out, each 1.6 times
+ * as far as the last, up to SHADE_MIRROR_REACH (the same reach in world
+ * units at every resolution: 6 points at 512), and where the surface
+ * there rises above the ray, *land is that point's ground, lit as the
+ * picture lights it (its material, its normal, its share of the sun), and
+ * 1 is returned; 0 where the ray leaves the block or clears every point:
+ * the sky.  A river down a gully had mirrored the bright sky over the
+ * horizon from a low camera, a white streak between dark banks, and the
+ * water under a steep shore the sky behind the shore.  Further hills are
+ * not mirrored: followed to 100 cells, the ray met a hill behind nearly
+ * every distant lake seen from low, and the lakes took the hills' colour
+ * and were lost in the land.  Not for views steeper than
+ * SHADE_MIRROR_STEEP (the Fresnel term leaves under 3% to the mirror),
+ * nor from below. */
+#define SHADE_MIRROR_REACH 0.2f
+#define SHADE_MIRROR_STEEP 0.6f
+
+static inline int shade_mirror(const shade_ctx *c, float x, float y, float z,
+                               const float dir[3], wg_rgb *land)
+{
+    const float rx = dir[0], ry = -dir[1], rz = dir[2];
+    if (!(ry > 0.0f && ry < SHADE_MIRROR_STEEP))
+        return 0;
+    for (float s = 1.5f * c->sp; s < SHADE_MIRROR_REACH; s *= 1.6f) {
+        const float px = x + rx * s, pz = z + rz * s;
+        if (!(px >= -3.0f && px <= 3.0f && pz >= -3.0f && pz <= 3.0f))
+            return 0;
+        uint32_t cx, cy;
+        float u, v;
+        shade_cell(c, px, pz, &cx, &cy, &u, &v);
+        const int half = u + v > 1.0f;
+        size_t i[3];
+        float wt[3];
+        shade_weights(c, cx, cy, half, u, v, i, wt);
+        const float t = c->top[i[0]] * wt[0] + c->top[i[1]] * wt[1] +
+                        c->top[i[2]] * wt[2];
+        if (t > y + ry * s) {
+            wg_ground g;
+            float lit;
+            shade_field(c, cx, cy, half, u, v, &g, &lit);
+            g.x = px;
+            g.z = pz;
+            *land = wg_light(c->p, wg_albedo(&c->p->mat, &g), g.n, lit);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
  * the water over it seen along the unit direction 'dir': 'rise' is the
  * water's surface drawn less the ground (shade_water_at), its depth where
@@ -658,7 +710,11 @@ shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
     float wet = shade_wet(d, g->water);
     if (wet > 0.0f) {
         static const float up[3] = {0.0f, 1.0f, 0.0f};
-        col = wg_mix(col, wg_water(c->p, col, d, dir, up, lit), wet);
+        wg_rgb land;
+        int seen = shade_mirror(c, g->x, g->h + d, g->z, dir, &land);
+        col = wg_mix(col, wg_water(c->p, col, d, dir, up, lit,
+                                   seen ? &land : NULL),
+                     wet);
     }
     return col;
 }

@@ -371,9 +371,9 @@ WG_TEST(render_water_by_depth_angle_and_sun)
     const float up[3] = {0, 1, 0}, down[3] = {0, -1, 0};
     /* Seen from above: shallow water shows its bed, deeper water is
      * turquoise (blue and green over red), deep water dark blue. */
-    wg_rgb shallow = wg_water(&p, bed, 0.001f, down, up, 1.0f);
-    wg_rgb mid = wg_water(&p, bed, 0.02f, down, up, 1.0f);
-    wg_rgb deep = wg_water(&p, bed, 0.2f, down, up, 1.0f);
+    wg_rgb shallow = wg_water(&p, bed, 0.001f, down, up, 1.0f, NULL);
+    wg_rgb mid = wg_water(&p, bed, 0.02f, down, up, 1.0f, NULL);
+    wg_rgb deep = wg_water(&p, bed, 0.2f, down, up, 1.0f, NULL);
     CHECK(shallow.r > 0.5f * bed.r && shallow.r > mid.r,
           "shallow water hides its bed: %g %g %g", shallow.r, shallow.g, shallow.b);
     CHECK(mid.g > 2.0f * mid.r && mid.b > 2.0f * mid.r,
@@ -385,7 +385,7 @@ WG_TEST(render_water_by_depth_angle_and_sun)
     float graze[3] = {0, -0.05f, -1};
     float l = 1.0f / sqrtf(graze[1] * graze[1] + graze[2] * graze[2]);
     graze[1] *= l, graze[2] *= l;
-    wg_rgb far = wg_water(&p, bed, 0.2f, graze, up, 1.0f);
+    wg_rgb far = wg_water(&p, bed, 0.2f, graze, up, 1.0f, NULL);
     const float hz[3] = {0, 0.05f, -1};
     wg_rgb sky = wg_sky(&p, hz);
     CHECK(render_lum(far) > 0.6f * render_lum(sky) &&
@@ -397,9 +397,9 @@ WG_TEST(render_water_by_depth_angle_and_sun)
      * shadow. */
     float toward[3] = {p.sun[0], -p.sun[1], p.sun[2]};
     float away[3] = {-p.sun[0], -p.sun[1], -p.sun[2]};
-    wg_rgb glint = wg_water(&p, bed, 0.2f, toward, up, 1.0f);
-    wg_rgb other = wg_water(&p, bed, 0.2f, away, up, 1.0f);
-    wg_rgb shadow = wg_water(&p, bed, 0.2f, toward, up, 0.0f);
+    wg_rgb glint = wg_water(&p, bed, 0.2f, toward, up, 1.0f, NULL);
+    wg_rgb other = wg_water(&p, bed, 0.2f, away, up, 1.0f, NULL);
+    wg_rgb shadow = wg_water(&p, bed, 0.2f, toward, up, 0.0f, NULL);
     CHECK(render_lum(glint) > 3.0f * render_lum(other), "no glint: %g vs %g",
           render_lum(glint), render_lum(other));
     CHECK(render_lum(shadow) < 0.5f * render_lum(glint), "a glint in shadow");
@@ -422,14 +422,14 @@ WG_TEST(render_water_in_shadow_mirrors_no_sun)
     const float a = 2.0f * 3.14159265f / 180.0f;
     float beside[3] = {toward[0] * cosf(a) - toward[2] * sinf(a), toward[1],
                        toward[0] * sinf(a) + toward[2] * cosf(a)};
-    wg_rgb at = wg_water(&p, bed, 0.05f, toward, up, 0.0f);
-    wg_rgb off = wg_water(&p, bed, 0.05f, beside, up, 0.0f);
+    wg_rgb at = wg_water(&p, bed, 0.05f, toward, up, 0.0f, NULL);
+    wg_rgb off = wg_water(&p, bed, 0.05f, beside, up, 0.0f, NULL);
     CHECK(render_lum(at) < 1.05f * render_lum(off),
           "the sun's disc in the water of a shadow: %g against %g beside it",
           render_lum(at), render_lum(off));
     /* Half in the penumbra, half the disc; in the sun, all of it. */
-    wg_rgb half = wg_water(&p, bed, 0.05f, toward, up, 0.5f);
-    wg_rgb lit = wg_water(&p, bed, 0.05f, toward, up, 1.0f);
+    wg_rgb half = wg_water(&p, bed, 0.05f, toward, up, 0.5f, NULL);
+    wg_rgb lit = wg_water(&p, bed, 0.05f, toward, up, 1.0f, NULL);
     CHECK(render_lum(half) > 1.5f * render_lum(off) &&
           render_lum(lit) > 1.5f * render_lum(half),
           "the disc does not follow the light: %g, %g, %g", render_lum(off),
@@ -1128,6 +1128,71 @@ static int render_hand_map(uint32_t n, float (*height)(float, float),
 static int render_water_blue(const uint8_t *q)
 {
     return q[2] > 2 * q[0] + 20 && q[2] > q[1] + 20;
+}
+
+/* Level ground at 0.3 under 0.05 of water everywhere, and for
+ * render_water_mirrors_a_bank, a bank 0.15 over the water's surface, dry,
+ * from 0.12 to 0.3 south of the centre (+z), along x. */
+static float render_lake_floor(float x, float z)
+{
+    (void)x, (void)z;
+    return 0.3f;
+}
+
+static float render_lake_bank(float x, float z)
+{
+    (void)x;
+    return z > 0.12f && z < 0.3f ? 0.5f : 0.3f;
+}
+
+static float render_lake_water(float x, float z)
+{
+    return render_lake_bank(x, z) > 0.3f ? 0.0f : 0.05f;
+}
+
+WG_TEST(render_water_mirrors_a_bank)
+{
+    /* Water seen at a grazing angle mirrors what stands in the mirror
+     * direction: the sky over open water, the bank where a bank rises
+     * near it (a river down a gully, seen from low, had mirrored the
+     * bright sky over the horizon: a white streak between dark banks).
+     * The camera looks south at the water's surface at the centre from 10
+     * degrees up, so the mirrored ray rises at 10 degrees and meets the
+     * bank 0.12 on, 0.02 up; the sun in the east leaves the bank's face
+     * toward the water in shade. */
+    wg_fields open, bank;
+    CHECK(render_hand_world(129, render_lake_floor, render_lake_water,
+                            &open) == 0);
+    CHECK(render_hand_world(129, render_lake_bank, render_lake_water,
+                            &bank) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 64, o.height = 48, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 0, .elevation = 10, .distance = 3,
+                        .fov = 10, .look = 0.35f};
+    o.sun_azimuth = 90, o.sun_elevation = 20;
+    wg_image a = {0}, b = {0};
+    wg_render_stats rs;
+    char err[WG_ERR_LEN];
+    CHECK(wg_render(&open, 0.0f, &o, &a, &rs, err) == 0, "%s", err);
+    CHECK(wg_render(&bank, 0.0f, &o, &b, &rs, err) == 0, "%s", err);
+    if (a.rgb && b.rgb) {
+        /* The centre pixel is the water in both (the bank stands beyond
+         * it, above it in the picture). */
+        const uint8_t *qa = render_px(&a, 32, 24);
+        CHECK(render_water_blue(qa) || qa[2] > qa[0],
+              "open water is not water: %d %d %d", qa[0], qa[1], qa[2]);
+        double la = render_luma(&a, 32, 24), lb = render_luma(&b, 32, 24);
+        CHECK(lb < 0.8 * la,
+              "the water under the bank mirrors the sky: luma %.1f, open "
+              "water %.1f", lb, la);
+        /* Its own pixels are the same: the bank changes only the mirror. */
+        CHECK(memcmp(render_px(&a, 32, 40), render_px(&b, 32, 40), 3) == 0,
+              "the near water changed");
+    }
+    wg_image_free(&a);
+    wg_image_free(&b);
+    wg_fields_free(&open);
+    wg_fields_free(&bank);
 }
 
 WG_TEST(render_map_puts_features_where_they_are)
