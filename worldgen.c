@@ -231,9 +231,12 @@ static int cpu_threads(const settings *s)
         if (*end == ',' && !*p)
             return 0; /* a trailing comma */
     }
+    /* OMP_THREAD_LIMIT caps the default as it caps openmp's team. */
+    const long limit = wg_thread_limit();
     if (t < 1)
-        return 0;
-    return (int)(t < cores ? t : cores);
+        return limit < cores ? (int)limit : 0;
+    t = t < cores ? t : cores;
+    return (int)(t < limit ? t : limit);
 }
 
 /* The parameters of the run, for the outputs' metadata. */

@@ -245,6 +245,10 @@ double wg_now(void);
  * have been narrowed to one place (OMP_PROC_BIND). */
 int wg_cpus(void);
 
+/* The most threads libgomp lets a team have (OMP_THREAD_LIMIT), at least
+ * 1; INT_MAX in a build without OpenMP.  In openmp_team.c. */
+int wg_thread_limit(void);
+
 /* The widest vector the OpenMP backend's kernels run on this CPU, as
  * their target_clones choose: "avx512", "avx2" or "sse2" ('make
  * AVX512=0' leaves the first out), or "scalar" off x86.  For the JSON's

@@ -148,6 +148,12 @@ static void *openmp_open(const wg_job *job, wg_times *t, char *err)
         openmp_close(s);
         return NULL;
     }
+    /* The team is the size asked for: under OMP_DYNAMIC=true libgomp sized
+     * it by the load average, 1 thread of --threads 4 on the shared 2-core
+     * machine, the JSON saying 4. */
+#ifdef _OPENMP
+    omp_set_dynamic(0);
+#endif
     s->all = all;
     s->win = wg_job_window(job);
     s->stream_bytes = openmp_stream_bytes();

@@ -109,6 +109,16 @@ int wg_cpus(void)
     return n;
 }
 
+int wg_thread_limit(void)
+{
+#ifdef _OPENMP
+    const int limit = omp_get_thread_limit();
+    return limit < 1 ? 1 : limit;
+#else
+    return INT_MAX;
+#endif
+}
+
 int openmp_threads(const wg_job *job)
 {
 #ifdef _OPENMP
@@ -118,7 +128,9 @@ int openmp_threads(const wg_job *job)
      * crashed a run (each thread's stack).  Beyond the cores there is
      * nothing to gain, so the default is at most the cores online. */
     int t = omp_get_max_threads(), cores = omp_get_num_procs();
-    return t < 1 ? 1 : t > cores ? cores : t;
+    t = t < 1 ? 1 : t > cores ? cores : t;
+    /* OMP_THREAD_LIMIT caps the default as libgomp caps a team. */
+    return t > wg_thread_limit() ? wg_thread_limit() : t;
 #else
     (void)job;
     return 1;
@@ -277,6 +289,15 @@ static void openmp_place_said(int place, char *buf, size_t len)
 int openmp_can_start(int threads, char *err)
 {
     static int started_before;
+    /* libgomp gives a team no more than OMP_THREAD_LIMIT threads, without
+     * a word: --threads 4 under OMP_THREAD_LIMIT=2 had run 2, the JSON
+     * saying 4. */
+    if (threads > wg_thread_limit())
+        return wg_fail(err, "cannot start %d threads, only %d: "
+                       "OMP_THREAD_LIMIT='%s' allows no more; give "
+                       "--threads %d, or a larger OMP_THREAD_LIMIT", threads,
+                       wg_thread_limit(), getenv("OMP_THREAD_LIMIT"),
+                       wg_thread_limit());
     if (threads <= 1 || started_before >= threads)
         return 0;
     /* This thread is the team's first; the others are tried, each bound

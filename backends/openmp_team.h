@@ -79,7 +79,8 @@ typedef struct openmp_team {
 } openmp_team;
 
 /* The threads a job runs on: --threads, else libgomp's default
- * (OMP_NUM_THREADS) at most the cores; 1 in a build without OpenMP. */
+ * (OMP_NUM_THREADS) at most the cores and OMP_THREAD_LIMIT; 1 in a build
+ * without OpenMP. */
 int openmp_threads(const wg_job *job);
 
 /* 0 where 'threads' threads can start here, else -1 with the reason in

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1688,5 +1689,55 @@ WG_TEST(hostile_one_number_spelled_twice_is_not_said)
     CHECK(c.status == 0 && strstr(c.err, "warning: --size is given more than once: the last, "
                                          "'0x11', is used, not '16'"),
           "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* OMP_DYNAMIC=true let libgomp size openmp's team by the load average,
+ * at most the CPUs: --threads 4 on the 2-core machine ran 1 thread, the
+ * JSON saying 4.  The team is the size asked for: counted here while the
+ * run waits on a height map into a FIFO (its stages done, the team idle). */
+WG_TEST(hostile_omp_dynamic_keeps_the_team_asked_for)
+{
+    cpu_set_t set;
+    long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    wg_cli c = hostile_sh(
+        "mkfifo f.pfm || exit 1; OMP_DYNAMIC=true ./worldgen --size 257 --hydraulic 2 "
+        "--mesh openmp --threads %ld --no-image -q --heightmap f.pfm & pid=$!; "
+        /* a run that ends without opening the FIFO opens no reader's way */
+        "{ while kill -0 $pid 2>/dev/null; do sleep 0.05; done; exec 4<>f.pfm; } & "
+        "exec 3<f.pfm; ls /proc/$pid/task | wc -l; cat <&3 > /dev/null; wait $pid",
+        cpus + 2);
+    if (strstr(c.err, "built without OpenMP")) {
+        wg_skip("no openmp backend in this build (make OPENMP=)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(c.status == 0 && atol(c.out) == cpus + 2, "%ld threads: status %d, %s %s",
+          cpus + 2, c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* OMP_THREAD_LIMIT caps libgomp's teams without a word: --threads 2
+ * under OMP_THREAD_LIMIT=1 ran 1 thread, the JSON saying 2.  Now openmp is
+ * not available for more, naming the variable and the --threads that
+ * runs, and the default count (openmp's, the renderer's and the JSON's)
+ * is at most the limit. */
+WG_TEST(hostile_omp_thread_limit_is_said_and_kept)
+{
+    wg_cli c = hostile_sh("export OMP_THREAD_LIMIT=1; ./worldgen --size 64 --mesh openmp "
+                          "--threads 2 -q --no-image; echo $?; ./worldgen --size 64 "
+                          "--mesh all --threads 2 --no-image | grep -c '^skip    openmp: '; "
+                          "./worldgen --size 64 --mesh openmp -q --no-image --json - "
+                          "| jq .host.threads");
+    if (strstr(c.err, "built without OpenMP")) {
+        wg_skip("no openmp backend in this build (make OPENMP=)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "1\n1\n1\n") == 0, "%s %s", c.out, c.err);
+    CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 "
+                        "threads, only 1: OMP_THREAD_LIMIT='1' allows no more; give "
+                        "--threads 1"),
+          "%s", c.err);
     wg_cli_free(&c);
 }
