@@ -20,9 +20,12 @@ ranges and forms (--size 2..65536, --octaves 1..16, --erosion 0..10000,
 writes in: a bad one is a usage error (exit 2) that names the option, the
 value and the valid range.  The five outputs are written as a set: where
 one cannot be written (exit 1), the files an earlier run left stay as they
-were, and no temporary is left, on SIGINT, SIGTERM or SIGHUP either.
+were, and no temporary is left, on SIGINT, SIGTERM or SIGHUP either.  An
+output that is a symbolic link is written through to its final target,
+as worldgen's are (not another user's link in a sticky folder), and a
+world too big for memory is a message, exit 1.
 """
-import struct, math, sys, argparse, os, re, signal
+import struct, math, sys, argparse, os, re, signal, stat, errno
 
 _S = struct.Struct('<f')
 _I = struct.Struct('<I')
@@ -237,20 +240,22 @@ def write_raw(path, vals):
 # renames had left the new first outputs among the old others.
 SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
-def write_set(prefix, outputs):
+# outputs: (name, the file it names, values); each file's temporary is
+# beside it.
+def write_set(outputs):
     tmps = []
     try:
-        for suffix, vals in outputs:
-            tmps.append('%s%s.tmp.%d' % (prefix, suffix, os.getpid()))
+        for name, path, vals in outputs:
+            tmps.append('%s.tmp.%d' % (path, os.getpid()))
             try:
                 write_raw(tmps[-1], vals)
             except OSError as e:
-                e.filename = prefix + suffix  # the output, not its temporary
+                e.filename = name  # the output, not its temporary
                 raise
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
         try:
-            for (suffix, _), tmp in zip(outputs, tmps):
-                os.replace(tmp, prefix + suffix)
+            for (_, path, _), tmp in zip(outputs, tmps):
+                os.replace(tmp, path)
             tmps = []
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
@@ -262,6 +267,30 @@ def write_set(prefix, outputs):
             except OSError:
                 pass
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+# The file an output's name leads to, as worldgen's outputs follow links: a
+# symbolic link is written through to its final target (made where it
+# dangles), not replaced by a file of its own (os.replace renames over
+# the link).  Another user's link in a sticky folder anyone may write in
+# (/tmp) is not followed, as the kernel's fs.protected_symlinks would not
+# let open() follow it: it is how that user makes us write over our own
+# files.  Returns the path, or raises OSError.
+def final_target(path):
+    for _ in range(40):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return path
+        if not stat.S_ISLNK(st.st_mode):
+            return path
+        folder = os.path.dirname(path) or '.'
+        ds = os.stat(folder)
+        if (ds.st_mode & stat.S_ISVTX and ds.st_mode & stat.S_IWOTH
+                and st.st_uid not in (os.geteuid(), ds.st_uid)):
+            raise OSError(errno.EACCES, "it is another user's symbolic link in the "
+                          "sticky folder '%s', which is not followed" % folder, path)
+        path = os.path.join(folder, os.readlink(path))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 def on_signal(sig, frame):
     sys.exit(128 + sig)  # through write_set's finally
@@ -315,8 +344,14 @@ if __name__ == '__main__':
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
     # The outputs' folder, before minutes of computing.
+    paths = []
     for suffix in OUTPUTS:
-        path = a.prefix + suffix
+        name = a.prefix + suffix
+        try:
+            path = final_target(name)
+        except OSError as e:
+            ap.error("argument --prefix: cannot write '%s': %s" % (name, e.strerror))
+        paths.append(path)
         folder = os.path.dirname(path) or '.'
         if not os.path.isdir(folder):
             ap.error("argument --prefix: cannot write '%s': the folder '%s' does not exist"
@@ -326,8 +361,17 @@ if __name__ == '__main__':
                      % (path, folder))
         if os.path.isdir(path):
             ap.error("argument --prefix: cannot write '%s': it is a directory" % path)
-    L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic, a.sea_level, a.seed)
     try:
-        write_set(a.prefix, list(zip(OUTPUTS, (h1, h2, h3, w3, s3))))
+        L, h1, h2, h3, w3, s3 = run(a.size, a.octaves, a.erosion, a.hydraulic,
+                                    a.sea_level, a.seed)
+        oom = False
+    except MemoryError:
+        oom = True  # said once the lists the traceback holds are let go
+    if oom:  # (a traceback had been all)
+        sys.exit('%s: not enough memory for the lists of a %dx%d world'
+                 % (ap.prog, a.size, a.size))
+    try:
+        write_set(list(zip([a.prefix + x for x in OUTPUTS], paths,
+                           (h1, h2, h3, w3, s3))))
     except OSError as e:
         sys.exit('%s: cannot write %s: %s' % (ap.prog, e.filename, e.strerror or e))

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backends/backend.h"
 #include "backends/scalar.h"
@@ -771,5 +772,55 @@ WG_TEST(spec_reference_signal_between_renames_keeps_the_set)
                                    "new_stage1.f32 new_stage2.f32 new_water.f32 v_height.f32 "
                                    "v_sediment.f32 v_stage1.f32 v_stage2.f32 v_water.f32 "),
           "status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* An output of spec_reference.py that is a symbolic link is written
+ * through to its final target, as worldgen's outputs are (a dangling one
+ * gets its target made): os.replace had renamed the new file over the
+ * link.  Another user's link in a sticky folder anyone may write in is not
+ * followed (as root, a link given to nobody). */
+WG_TEST(spec_reference_writes_through_links)
+{
+    if (!spec_have_python())
+        return;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf sr-link && mkdir -p sr-link/sub && cd sr-link && "
+             "s='%s/scripts/spec_reference.py'; a='--size 5 --erosion 1 --hydraulic 2'; "
+             "python3 \"$s\" $a --prefix new && echo old > sub/h && "
+             "ln -s sub/h v_height.f32 && ln -s sub/w v_water.f32 && "
+             "python3 \"$s\" $a --prefix v && for f in v_height.f32 v_water.f32; do "
+             "[ -L $f ] && cmp $f new${f#v} && echo \"$f through\"; done; ls -A sub | tr '\\n' ' '; "
+             "[ $(id -u) = 0 ] || exit 0; mkdir st && chmod 1777 st && echo victim > victim && "
+             "ln -s \"$PWD/victim\" st/v_height.f32 && chown -h nobody st/v_height.f32 && "
+             "python3 \"$s\" $a --prefix st/v 2>&1 | tail -1; cat victim; ls -A st",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    const char *want = "v_height.f32 through\nv_water.f32 through\nh w ";
+    CHECK(strncmp(c.out, want, strlen(want)) == 0, "%s%s", c.out, c.err);
+    if (geteuid() == 0)
+        CHECK(strstr(c.out, "cannot write 'st/v_height.f32': it is another user's "
+                            "symbolic link in the sticky folder 'st', which is not "
+                            "followed\nvictim\nv_height.f32\n"),
+              "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A world whose lists do not fit in memory (here under ulimit -v) is a
+ * message and exit 1: a MemoryError's traceback had been all. */
+WG_TEST(spec_reference_out_of_memory_says_so)
+{
+    if (!spec_have_python())
+        return;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "ulimit -v 400000; python3 '%s/scripts/spec_reference.py' --size 3000 "
+             "--erosion 0 --hydraulic 0 --prefix sr-oom",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 1 && !strcmp(c.err, "spec_reference.py: not enough memory for the "
+                                          "lists of a 3000x3000 world\n"),
+          "status %d: %s", c.status, c.err);
     wg_cli_free(&c);
 }
