@@ -193,7 +193,10 @@ wg_value() { # this script's option, worldgen's option, the value
     *) echo $((10#$3)) ;;
     esac
 }
-read -ra size_list <<< "$sizes" # no globbing: -s '*' is no list of files
+# No globbing: -s '*' is no list of files.  A newline separates sizes as
+# a space does: read had stopped at the first, and -s "$(seq 16 8 32)"
+# measured 16 alone, without a word.
+read -ra size_list <<< "${sizes//$'\n'/ }"
 [ ${#size_list[@]} -gt 0 ] ||
     { echo "bench.sh: -s: '$sizes' names no size (valid: grid sizes 2..65536, separated by spaces)" >&2; exit 2; }
 # A size named twice (16 and 0x10 too) is one row, as a backend named

@@ -694,3 +694,13 @@ WG_TEST(bench_a_size_named_twice_is_one_row)
           "no row for 20:\n%s", c.out);
     wg_cli_free(&c);
 }
+
+/* Sizes on lines of their own (-s "$(seq 16 8 24)") are each measured, as
+ * sizes between spaces are: only the first line's had been, with exit 0. */
+WG_TEST(bench_sizes_on_lines_of_their_own)
+{
+    wg_cli c = bench_run("-s \"$(printf '\\n16\\n0x18\\n')\" -r 1 -b scalar -H 1");
+    CHECK(c.status == 0 && strstr(c.out, "|     16 |") && strstr(c.out, "|     24 |"),
+          "status %d: %s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
