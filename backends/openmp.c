@@ -119,6 +119,41 @@ static void openmp_close(void *ctx)
  * instead.  Measured on this project's 2-core VM, the five fields of 8192
  * (1.34 GB) on two threads: 0.31-0.34 s, against 0.50-0.57 s writing
  * them. */
+#if defined(OPENMP_X86) && !defined(WG_NO_AVX512)
+/* openmp_stream on AVX-512: whole 64-byte lines. */
+__attribute__((target("avx512f")))
+static void openmp_stream_avx512(float *restrict dst,
+                                 const float *restrict src, size_t n)
+{
+    size_t x = 0;
+    for (; x < n && ((uintptr_t)(dst + x) & 63); x++)
+        dst[x] = src[x];
+    for (; x + 16 <= n; x += 16)
+        _mm512_stream_ps(dst + x, _mm512_loadu_ps(src + x));
+    for (; x < n; x++)
+        dst[x] = src[x];
+}
+#endif
+
+void openmp_stream(float *restrict dst, const float *restrict src, size_t n)
+{
+#if defined(OPENMP_X86) && !defined(WG_NO_AVX512)
+    if (__builtin_cpu_supports("avx512f")) {
+        openmp_stream_avx512(dst, src, n);
+        return;
+    }
+#endif
+    size_t x = 0;
+#ifdef __SSE__
+    for (; x < n && ((uintptr_t)(dst + x) & 15); x++)
+        dst[x] = src[x];
+    for (; x + 4 <= n; x += 4)
+        _mm_stream_ps(dst + x, _mm_loadu_ps(src + x));
+#endif
+    for (; x < n; x++)
+        dst[x] = src[x];
+}
+
 void openmp_first_touch(char *p, size_t a, size_t b)
 {
     if (b <= a)

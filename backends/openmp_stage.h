@@ -81,6 +81,8 @@ static inline size_t openmp_tail(size_t x0, size_t x1)
  * bypassing the cache where the CPU can: a plain store first reads the line
  * it writes (read-for-ownership), so three output fields cost six streams
  * of memory traffic instead of three. */
+void openmp_stream(float *restrict dst, const float *restrict src, size_t n);
+
 static inline void openmp_stream_row(float *restrict dst,
                                      const float *restrict src, size_t n,
                                      int stream)
@@ -89,15 +91,7 @@ static inline void openmp_stream_row(float *restrict dst,
         memcpy(dst, src, n * sizeof *dst);
         return;
     }
-    size_t x = 0;
-#ifdef __SSE__
-    for (; x < n && ((uintptr_t)(dst + x) & 15); x++)
-        dst[x] = src[x];
-    for (; x + 4 <= n; x += 4)
-        _mm_stream_ps(dst + x, _mm_loadu_ps(src + x));
-#endif
-    for (; x < n; x++)
-        dst[x] = src[x];
+    openmp_stream(dst, src, n);
 }
 
 static inline int openmp_streams(const openmp_ctx *s, int fields)
