@@ -194,7 +194,8 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
  * have every stream in the same cache sets and its loads wait on stores
  * to other fields with the same low 12 address bits (4K aliasing): the
  * OpenMP hydraulic step at 2048, whose row is 8 KiB, ran a quarter
- * slower than at 1536. */
+ * slower than at 1536.  A field of half a huge page or more is a mapping
+ * of its own in huge pages where the kernel has them free (fields.c). */
 float *wg_field_alloc(size_t cells, unsigned slot);
 
 /* The slots, one list so that no two buffers a stage touches share one:
@@ -215,12 +216,9 @@ void wg_field_free(float *p);
  * pages fault in as they are written).  For memory about to be written in
  * full: on this project's 2-core VMs a page's first-touch trap costs
  * 10-20 us and the call about 0.5 us a page (measured on the AMD EPYC VM,
- * 16 MiB: 42 ms touched page by page, 2.2 ms populated).  That VM's
- * hypervisor (PVM, shadow page tables) still charges about 6 us a 4 KiB
- * page at its first write from the program: where the range holds a
- * whole huge page and the kernel has them free, it is asked for huge pages
- * (MADV_HUGEPAGE), which that VM maps without the charge (64 MiB written
- * once: 0.7 GB/s populated, 18 GB/s populated in huge pages). */
+ * 16 MiB: 42 ms touched page by page, 2.2 ms populated).  The whole huge
+ * pages inside the range are asked for as huge pages where the kernel has
+ * them free (fields.c, wg_thp, says why). */
 int wg_populate(void *p, size_t bytes);
 
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when
