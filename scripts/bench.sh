@@ -75,6 +75,12 @@
 #     written, 4 a cell.
 #   erosion, per cell-pass: 73 ops: each of 8 neighbours d 1, e 6 (two
 #     compares, d - T, d + T, two selects), moved 2; then h - moved 1.
+#     The OpenMP kernels' AVX-512 builds issue 57: each compare writes a
+#     mask, under which d - T (zeroing the other lanes) and d + T (keeping
+#     them) are the selects, so e is 4 (objdump of openmp_erode_row.avx512f:
+#     17 subtractions, 16 sums, 8 products, 16 compares and 2 blends a
+#     row's vector); measured against 73, erosion ran at 0.7-0.8x of its
+#     limit on the AMD EPYC VM.
 #     Bytes: 8 (src read, dst written; neighbours come from cache).
 #   hydraulic, per cell-step: 319 ops, as the OpenMP kernels compute the
 #     SPEC's step (each cell's eight shares made once, in pass 1, not again
@@ -572,7 +578,12 @@ if [ "$limits" = 1 ]; then
         }
         echo "work counted from backends/SPEC.md (lane-ops; the reasoning is in scripts/bench.sh):"
         echo "  terrain:   46 ops + 1 quad fetch per cell-octave (the fetch's time added to the ops'), 4 bytes per cell"
-        echo "  erosion:   73 ops per cell-pass, 8 bytes per cell-pass"
+        # The erosion's selects: AVX2 blends the compare's result (a
+        # select each), AVX-512 writes the compare to a mask under which
+        # the subtraction or the sum itself selects: 57 ops, not 73.
+        eops=73
+        [ -n "$wide" ] && eops=57
+        echo "  erosion:   73 ops per cell-pass${wide:+ (on openmp, whose AVX-512 builds fold each select into a masked operation: 57)}, 8 bytes per cell-pass"
         echo "  hydraulic: 319 ops per cell-step, 32 bytes per cell-step"
         echo "  normals:   10 ops + 3 divides + 1 square root per cell, 16 bytes per cell"
         echo "limit = max(ops / mix rate (+ quad fetches / their rate), (divides, roots) / their rates, bytes / bandwidth)${wide:+,
@@ -587,11 +598,13 @@ if [ "$limits" = 1 ]; then
                 fi
                 echo
                 printf "  %6s %-8s %-9s %11s %11s %8s   %s\n" "$s" "$b" stage measured limit ratio "bound by"
+                eop=73
+                [ "$b" = openmp ] && eop=$eops
                 # stage name, field index, count (octaves, passes, steps, 1),
                 # ops, quad fetches, divides, roots, bytes a unit, bytes a
                 # cell, fields of the working set
                 for st in "terrain 2 $octaves 46 1 0 0 0 4 1" \
-                          "erosion 3 ${med[$b,$s,9]} 73 0 0 0 8 0 2" \
+                          "erosion 3 ${med[$b,$s,9]} $eop 0 0 0 8 0 2" \
                           "hydraulic 4 ${med[$b,$s,8]} 319 0 0 0 32 0 8" \
                           "normals 5 1 10 0 3 1 0 16 4"; do
                     set -- $st
