@@ -198,6 +198,14 @@ int wg_backend_run(const wg_backend *b, const wg_job *job, wg_fields *out,
  * of its own in huge pages where the kernel has them free (fields.c). */
 float *wg_field_alloc(size_t cells, unsigned slot);
 
+/* A block of 'bytes' on a cache line, for data about to be written in
+ * full (a writer's mesh buffer): in huge pages of its own where it is half
+ * a huge page or more and the kernel has them free, as the fields are
+ * (fields.c says why), or malloc's.  NULL when memory runs out; free it
+ * with wg_block_free(). */
+void *wg_block_alloc(size_t bytes);
+void wg_block_free(void *p);
+
 /* The slots, one list so that no two buffers a stage touches share one:
  * the six result fields, the CPU backends' second height, and stage 3's
  * own buffers (hydraulic.c). */

@@ -110,30 +110,29 @@ static void wg_thp_advise(void *p, size_t bytes)
         (void)madvise(p, bytes, MADV_HUGEPAGE);
 }
 
-/* The header before a field: its block and, for a mapping of its own, the
+/* The header before a field or a block: its memory and, for a mapping of its own, the
  * mapping's length (0 for malloc's). */
 typedef struct {
     char *block;
     size_t mapped;
-} wg_field_head;
+} wg_block_head;
 
-float *wg_field_alloc(size_t cells, unsigned slot)
+/* 'bytes' starting on a cache line 'lead' bytes or more past the start of
+ * a block: a mapping of its own in huge pages where the bytes are half a
+ * huge page or more and the kernel has them free, or malloc's.  The
+ * header before the bytes says which, for wg_block_free. */
+static void *wg_lead_alloc(size_t bytes, size_t lead)
 {
-    /* The header just before the field, where wg_field_free finds it; the
-     * field starts on a cache line, slot * STAGGER past the first one
-     * after the block's start. */
-    size_t lead = 64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
-    if (cells > (SIZE_MAX / 2 - lead - 64) / sizeof(float))
+    if (bytes > SIZE_MAX / 2 - lead - 64)
         return NULL;
-    const size_t bytes = cells * sizeof(float) + lead + 64;
-    wg_field_head head = {NULL, 0};
-    /* A field of half a huge page or more gets huge pages of its own: a
-     * mapping aligned to them, its length rounded up (at 512, 1 MiB fields
-     * in 2 MiB pages: the terrain and the erosion had spent a third of
-     * their time on the first writes to 4 KiB pages). */
+    const size_t total = bytes + lead + 64;
+    wg_block_head head = {NULL, 0};
+    /* A mapping aligned to huge pages, its length rounded up to them (at
+     * 512, 1 MiB fields in 2 MiB pages: the terrain and the erosion had
+     * spent a third of their time on the first writes to 4 KiB pages). */
     const size_t huge = wg_thp_size();
-    if (huge && bytes >= huge / 2 && bytes <= SIZE_MAX / 2 - 2 * huge) {
-        const size_t len = (bytes + huge - 1) / huge * huge;
+    if (huge && total >= huge / 2 && total <= SIZE_MAX / 2 - 2 * huge) {
+        const size_t len = (total + huge - 1) / huge * huge;
         char *m = mmap(NULL, len + huge, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (m != MAP_FAILED) {
@@ -141,18 +140,32 @@ float *wg_field_alloc(size_t cells, unsigned slot)
                                 ~(uintptr_t)(huge - 1));
             if (at > m)
                 munmap(m, (size_t)(at - m));
-            if (at + len < m + len + huge)
-                munmap(at + len, (size_t)(m + len + huge - (at + len)));
+            munmap(at + len, (size_t)(m + len + huge - (at + len)));
             wg_thp_advise(at, len);
             head.block = at;
             head.mapped = len;
         }
     }
-    if (!head.block && !(head.block = malloc(bytes)))
+    if (!head.block && !(head.block = malloc(total)))
         return NULL;
     char *p = (char *)(((uintptr_t)head.block + lead + 63) & ~(uintptr_t)63);
     memcpy(p - sizeof head, &head, sizeof head);
-    return (float *)(void *)p;
+    return p;
+}
+
+float *wg_field_alloc(size_t cells, unsigned slot)
+{
+    /* The field starts slot * STAGGER past the block's first cache line
+     * after its header. */
+    const size_t lead = 64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
+    if (cells > SIZE_MAX / 4 / sizeof(float))
+        return NULL;
+    return wg_lead_alloc(cells * sizeof(float), lead);
+}
+
+void *wg_block_alloc(size_t bytes)
+{
+    return wg_lead_alloc(bytes, 64);
 }
 
 int wg_populate(void *p, size_t bytes)
@@ -174,9 +187,14 @@ int wg_populate(void *p, size_t bytes)
 
 void wg_field_free(float *p)
 {
+    wg_block_free(p);
+}
+
+void wg_block_free(void *p)
+{
     if (!p)
         return;
-    wg_field_head head;
+    wg_block_head head;
     memcpy(&head, (char *)p - sizeof head, sizeof head);
     if (head.mapped)
         munmap(head.block, head.mapped);

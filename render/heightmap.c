@@ -142,14 +142,14 @@ static int heightmap_png(FILE *fp, const float *h, wg_rect r, wg_hm_values v,
 {
     /* libpng wants whole rows; quantise the field once (2 bytes a cell, half
      * of the field itself). */
-    uint16_t *q = malloc(wg_rect_cells(r) * sizeof *q);
+    uint16_t *q = wg_block_alloc(wg_rect_cells(r) * sizeof *q);
     if (!q)
         return wg_fail(err, "out of memory for a %ux%u PNG", r.w, r.h);
     for (size_t i = 0; i < wg_rect_cells(r); i++)
         q[i] = heightmap_u16(v, h[i]);
     int rc = wg_png_write(fp, r.w, r.h, 16, 1, q, (size_t)r.w * 2, text, ntext,
                           err);
-    free(q);
+    wg_block_free(q);
     return rc;
 }
 
@@ -490,7 +490,8 @@ int wg_normalmap_save(const char *path, wg_hm_format fmt, const wg_fields *f,
         return -1;
     size_t cells = wg_fields_cells(f);
     int png = fmt == WG_HM_PNG;
-    void *pix = malloc(cells * 3 * (png ? sizeof(uint16_t) : sizeof(float)));
+    void *pix =
+        wg_block_alloc(cells * 3 * (png ? sizeof(uint16_t) : sizeof(float)));
     if (!pix)
         return wg_fail(err, "out of memory for a %ux%u normal map", f->r.w,
                        f->r.h);
@@ -506,7 +507,7 @@ int wg_normalmap_save(const char *path, wg_hm_format fmt, const wg_fields *f,
     }
     int rc = rgbmap_save(path, fmt, pix, png ? 16 : 32, f->n, f->r, text,
                          ntext, err);
-    free(pix);
+    wg_block_free(pix);
     return rc;
 }
 
@@ -516,12 +517,12 @@ int wg_albedomap_save(const char *path, wg_hm_format fmt, const wg_fields *f,
 {
     if (rgbmap_check(fmt, f, err) != 0)
         return -1;
-    uint8_t *rgb = malloc(wg_fields_cells(f) * 3);
+    uint8_t *rgb = wg_block_alloc(wg_fields_cells(f) * 3);
     if (!rgb)
         return wg_fail(err, "out of memory for a %ux%u albedo map", f->r.w,
                        f->r.h);
     wg_albedo_map_make(f, sea, threads, rgb);
     int rc = rgbmap_save(path, fmt, rgb, 8, f->n, f->r, text, ntext, err);
-    free(rgb);
+    wg_block_free(rgb);
     return rc;
 }

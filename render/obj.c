@@ -963,7 +963,7 @@ int wg_obj_save(const char *path, const wg_fields *f, float sea,
         return wg_fail(err, "'%s': path too long",
                        wg_outfile_shown(path, shown));
     uint32_t side = wg_texture_side(f->n);
-    uint8_t *rgb = malloc((size_t)side * side * 3);
+    uint8_t *rgb = wg_block_alloc((size_t)side * side * 3);
     wg_outfile out[3] = {{0}}; /* a zeroed one aborts as a no-op */
     const char *paths[3] = {tex, mtl, path};
     if (!rgb) {
@@ -999,11 +999,11 @@ int wg_obj_save(const char *path, const wg_fields *f, float sea,
         failed = paths[bad];
         goto err;
     }
-    free(rgb);
+    wg_block_free(rgb);
     return 0;
 err:
     for (int i = 0; i < 3; i++)
         wg_outfile_abort(&out[i]);
-    free(rgb);
+    wg_block_free(rgb);
     return wg_fail(err, "'%s': %s", wg_outfile_shown(failed, shown), why);
 }
