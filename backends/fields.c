@@ -1,9 +1,10 @@
 /* fields.c: the fields' memory (backend.h): each field allocated on its
  * own slot of a page (wg_field_alloc says why), in huge pages where the
- * kernel has them (wg_thp), the six of a world or a
- * region together, a region's cut down in place to its window when handed
- * over, and freed; and the populating of fresh memory's pages at once
- * (wg_populate), which the backends and the renderer use for theirs. */
+ * kernel has them (wg_thp), the six of a world or a region together, a
+ * region's cut down in place to its window when handed over, and freed;
+ * the same memory for any big block written in full (wg_block_alloc); and
+ * the populating of fresh memory's pages at once (wg_populate), which the
+ * backends and the renderer use for theirs. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <pthread.h>
 #include <stdint.h>
@@ -50,7 +51,8 @@ static void wg_thp_init(void)
 {
     wg_thp.page = (size_t)sysconf(_SC_PAGESIZE);
     unsigned long long huge = 0;
-    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r");
+    FILE *f =
+        fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r");
     if (f) {
         if (fscanf(f, "%llu", &huge) != 1)
             huge = 0;
@@ -110,8 +112,8 @@ static void wg_thp_advise(void *p, size_t bytes)
         (void)madvise(p, bytes, MADV_HUGEPAGE);
 }
 
-/* The header before a field or a block: its memory and, for a mapping of its own, the
- * mapping's length (0 for malloc's). */
+/* The header before a field or a block: its memory and, for a mapping of
+ * its own, the mapping's length (0 for malloc's). */
 typedef struct {
     char *block;
     size_t mapped;
@@ -157,7 +159,8 @@ float *wg_field_alloc(size_t cells, unsigned slot)
 {
     /* The field starts slot * STAGGER past the block's first cache line
      * after its header. */
-    const size_t lead = 64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
+    const size_t lead =
+        64 + (size_t)(slot % WG_FIELD_SLOTS) * WG_FIELD_STAGGER;
     if (cells > SIZE_MAX / 4 / sizeof(float))
         return NULL;
     return wg_lead_alloc(cells * sizeof(float), lead);

@@ -77,12 +77,14 @@ static inline size_t openmp_tail(size_t x0, size_t x1)
     return len < OPENMP_LANES ? x1 : x0 + len / OPENMP_LANES * OPENMP_LANES;
 }
 
+/* Copy n floats to dst past the cache (openmp.c): streaming stores, in
+ * whole 64-byte lines where the CPU has AVX-512. */
+void openmp_stream(float *restrict dst, const float *restrict src, size_t n);
+
 /* Copy a row of n floats to memory that will not be read again soon,
  * bypassing the cache where the CPU can: a plain store first reads the line
  * it writes (read-for-ownership), so three output fields cost six streams
  * of memory traffic instead of three. */
-void openmp_stream(float *restrict dst, const float *restrict src, size_t n);
-
 static inline void openmp_stream_row(float *restrict dst,
                                      const float *restrict src, size_t n,
                                      int stream)
