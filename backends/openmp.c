@@ -105,6 +105,7 @@ static void openmp_close(void *ctx)
     openmp_ctx *s = ctx;
     if (!s)
         return;
+    wg_hyd_buffers_free(&s->hb); /* stage 3's, kept to the end */
     wg_fields_free(&s->f);
     wg_field_free(s->other);
     free(s->uxc);

@@ -37,7 +37,7 @@ typedef struct openmp_ctx {
     float *uxc, *uxs; /* octaves * R's width each */
     float *quad;  /* the lattice's corners, 4 per point (openmp_quads) */
     size_t stream_bytes; /* outputs larger are streamed (openmp_streams) */
-    wg_hyd_buffers hb; /* the hydraulic stage's, during the stage */
+    wg_hyd_buffers hb; /* the hydraulic stage's, from it to the close */
     struct openmp_progress *hyd_done; /* [threads], during the stage */
 } openmp_ctx;
 
