@@ -224,9 +224,9 @@ void wg_field_free(float *p);
  * pages fault in as they are written).  For memory about to be written in
  * full: on this project's 2-core VMs a page's first-touch trap costs
  * 10-20 us and the call about 0.5 us a page (measured on the AMD EPYC VM,
- * 16 MiB: 42 ms touched page by page, 2.2 ms populated).  The whole huge
- * pages inside the range are asked for as huge pages where the kernel has
- * them free (fields.c, wg_thp, says why). */
+ * 16 MiB: 42 ms touched page by page, 2.2 ms populated).  Memory from
+ * wg_field_alloc or wg_block_alloc is in huge pages already where the
+ * kernel had them (fields.c, wg_thp, says why). */
 int wg_populate(void *p, size_t bytes);
 
 /* Allocate the six fields of an N-sided world.  Returns 0, or -1 when

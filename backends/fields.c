@@ -30,7 +30,8 @@ int wg_fields_alloc(wg_fields *f, uint32_t n)
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-/* Huge pages (fields.c's and wg_populate's), where the kernel has them.
+/* Huge pages for the fields and blocks (wg_lead_alloc), where the kernel
+ * has them.
  * On the 2-core AMD EPYC VM (its hypervisor, PVM, keeps shadow page
  * tables) a 4 KiB page costs about 6 us at the program's first write to
  * it even when populated beforehand, and a huge page nothing: 64 MiB
@@ -178,13 +179,6 @@ int wg_populate(void *p, size_t bytes)
     uintptr_t hi = ((uintptr_t)p + bytes) / page * page;
     if (hi <= lo)
         return 0;
-    /* Huge pages for the whole ones inside the range (wg_thp). */
-    const uintptr_t huge = wg_thp_size();
-    if (huge) {
-        uintptr_t a = (lo + huge - 1) & ~(huge - 1), b = hi & ~(huge - 1);
-        if (b > a)
-            wg_thp_advise((void *)a, b - a);
-    }
     return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? 0 : -1;
 }
 
