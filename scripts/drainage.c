@@ -23,6 +23,13 @@
  *     deep pits, the land draining into them and its share, and the mean
  *     fill depth over land.
  *
+ * and, on the water surface, where each land cell's water first meets
+ * water ("into water"): the same descent, ending also at the first cell
+ * that holds 0.001 or more of water (what the picture draws as water: a
+ * lake or a river), so it ends in the sea, in a lake or river on land, at
+ * the border, or in a dry pit (a pit holding less): the land and its
+ * share of each, and the dry pits.
+ *
  * Exit 2 on a wrong command line (a missing argument, SEA not a number from
  * 0 to 1), 1 on maps it cannot use (unreadable, not a square grey PFM of
  * finite values, two sizes, under 3 cells a side) and on figures it
@@ -37,6 +44,8 @@
 #include "pfm.h"
 
 #define DEEP 1e-3
+/* Water the picture draws (render/stats.h, WG_WATER_MIN): a lake or a river. */
+#define WET 1e-3f
 
 static const char *me = "drainage";
 
@@ -51,12 +60,13 @@ static void *alloc(size_t bytes)
 }
 
 /* The cell cell i's descent goes to next: i itself for the sea, the border
- * and a pit. */
-static size_t next_cell(const float *s, const float *h, float sea, unsigned n,
-                        size_t i)
+ * and a pit, and, when 'w' is given, a cell holding WET or more of water. */
+static size_t next_cell(const float *s, const float *h, const float *w,
+                        float sea, unsigned n, size_t i)
 {
     size_t x = i % n, y = i / n, to = i;
-    if (h[i] < sea || x == 0 || y == 0 || x == n - 1 || y == n - 1)
+    if (h[i] < sea || x == 0 || y == 0 || x == n - 1 || y == n - 1 ||
+        (w && w[i] >= WET))
         return i;
     double best = 0;
     for (int dy = -1; dy <= 1; dy++)
@@ -71,6 +81,24 @@ static size_t next_cell(const float *s, const float *h, float sea, unsigned n,
                 best = d, to = k;
         }
     return to;
+}
+
+/* Where the descent from cell i ends (next_cell's), with term[] holding
+ * the ends found so far (UINT32_MAX: not yet): down to a cell whose end is
+ * known, or the end; then the way there is marked with it, so each cell
+ * is walked twice at most. */
+static uint32_t descend(const float *s, const float *h, const float *w,
+                        float sea, unsigned n, uint32_t *term, size_t i)
+{
+    size_t t = i, nx;
+    while (term[t] == UINT32_MAX && (nx = next_cell(s, h, w, sea, n, t)) != t)
+        t = nx;
+    if (term[t] == UINT32_MAX)
+        term[t] = (uint32_t)t;
+    uint32_t end = term[t];
+    for (size_t k = i; term[k] == UINT32_MAX; k = next_cell(s, h, w, sea, n, k))
+        term[k] = end;
+    return end;
 }
 
 /* A binary min-heap of cells by level, for the priority-flood. */
@@ -160,24 +188,16 @@ static void drainage(const char *name, const float *s, const float *h,
         term[i] = UINT32_MAX;
     for (size_t y = 1; y + 1 < n; y++)
         for (size_t x = 1; x + 1 < n; x++) {
-            size_t i = y * n + x, t = i, nx;
+            size_t i = y * n + x;
             if (h[i] < sea)
                 continue;
             land++;
             fill_sum += (double)filled[i] - (double)s[i];
-            if (next_cell(s, h, sea, n, i) == i) {
+            if (next_cell(s, h, NULL, sea, n, i) == i) {
                 pits++;
                 deep_pits += (double)filled[i] - (double)s[i] > DEEP;
             }
-            /* Down to a cell whose end is known, or the end; then mark the
-             * way there with it, so each cell is walked twice at most. */
-            while (term[t] == UINT32_MAX && (nx = next_cell(s, h, sea, n, t)) != t)
-                t = nx;
-            if (term[t] == UINT32_MAX)
-                term[t] = (uint32_t)t;
-            uint32_t end = term[t];
-            for (size_t k = i; term[k] == UINT32_MAX; k = next_cell(s, h, sea, n, k))
-                term[k] = end;
+            uint32_t end = descend(s, h, NULL, sea, n, term, i);
             size_t ex = end % n, ey = end / n;
             if (h[end] < sea)
                 to_sea++;
@@ -199,6 +219,47 @@ static void drainage(const char *name, const float *s, const float *h,
            to_deep * share);
     printf("%s mean fill depth: %.6e\n", name,
            land ? fill_sum / (double)land : 0.0);
+}
+
+/* Where the water surface s leads each land cell's water, down to the
+ * first cell that holds WET or more of water (w): the sea, water on land
+ * (a lake or a river), the border, or a dry pit. */
+static void into_water(const float *s, const float *h, const float *w,
+                       float sea, unsigned n, uint32_t *term)
+{
+    size_t cells = (size_t)n * n;
+    long land = 0, to_sea = 0, to_water = 0, to_border = 0, to_pit = 0,
+         pits = 0;
+    for (size_t i = 0; i < cells; i++)
+        term[i] = UINT32_MAX;
+    for (size_t y = 1; y + 1 < n; y++)
+        for (size_t x = 1; x + 1 < n; x++) {
+            size_t i = y * n + x;
+            if (h[i] < sea)
+                continue;
+            land++;
+            uint32_t end = descend(s, h, w, sea, n, term, i);
+            size_t ex = end % n, ey = end / n;
+            if (h[end] < sea)
+                to_sea++;
+            else if (w[end] >= WET)
+                to_water++;
+            else if (ex == 0 || ey == 0 || ex == n - 1 || ey == n - 1)
+                to_border++;
+            else {
+                to_pit++;
+                pits += end == i;
+            }
+        }
+    double share = land ? 100.0 / (double)land : 0.0;
+    printf("into water to sea: %ld cells, %.2f%%\n", to_sea, to_sea * share);
+    printf("into water to lakes and rivers: %ld cells, %.2f%%\n", to_water,
+           to_water * share);
+    printf("into water to border: %ld cells, %.2f%%\n", to_border,
+           to_border * share);
+    printf("into water to dry pits: %ld cells, %.2f%%\n", to_pit,
+           to_pit * share);
+    printf("into water dry pits: %ld\n", pits);
 }
 
 /* Whether maps of sides n and m can be measured; says why not. */
@@ -254,6 +315,7 @@ int main(int argc, char **argv)
         s[i] = h[i] + w[i];
     drainage("water surface", s, h, sea, n, term, filled, closed);
     drainage("ground", h, h, sea, n, term, filled, closed);
+    into_water(s, h, w, sea, n, term);
     free(heap);
     free(closed);
     free(term);

@@ -609,6 +609,41 @@ WG_TEST(measure_drainage_breaks_ties_in_order)
     DRAIN_IS(ground, 1, 0, 6, 3, 1, 3);
 }
 
+/* Where the water goes, on the plane of measure_drainage_plane_to_the_sea
+ * (N = 7, 0.01 a row up from a row of sea): a lake, the hole at (3, 4)
+ * filled level with 0.05 of water, takes the cell above it and itself; a
+ * dry hole 0.015 deep at (1, 3) takes itself, the two cells above it and
+ * the three of the next column that fall to it faster than down their
+ * own: 6 cells, one dry pit; the other 17 of the 25 reach the sea.
+ * Water just under WET (0.001) is dry ground. */
+WG_TEST(measure_drainage_into_lakes_rivers_and_dry_pits)
+{
+    if (measure_build("drainage") != 0)
+        return;
+    enum { N = 7 };
+    float h[N * N], w[N * N];
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            h[y * N + x] = y ? 0.3f + 0.01f * (float)y : 0.1f;
+            w[y * N + x] = y ? 0.0f : 0.25f - 0.1f;
+        }
+    h[4 * N + 3] -= 0.05f;
+    w[4 * N + 3] = 0.05f;
+    h[3 * N + 1] -= 0.015f;
+    w[3 * N + 1] = 0.00099f;
+    measure_pfm("h.pfm", h, N);
+    measure_pfm("w.pfm", w, N);
+    wg_cli c = wg_cli_sh("./drainage h.pfm w.pfm 0.25");
+    CHECK(c.status == 0 &&
+              strstr(c.out, "\ninto water to sea: 17 cells, 68.00%\n") &&
+              strstr(c.out, "\ninto water to lakes and rivers: 2 cells, 8.00%\n") &&
+              strstr(c.out, "\ninto water to border: 0 cells, 0.00%\n") &&
+              strstr(c.out, "\ninto water to dry pits: 6 cells, 24.00%\n") &&
+              strstr(c.out, "\ninto water dry pits: 1\n"),
+          "status %d: %s%s", c.status, c.err, c.out);
+    wg_cli_free(&c);
+}
+
 /* Maps of two sizes, a missing argument and a SEA that is not a height
  * from 0 to 1 are refused. */
 WG_TEST(measure_drainage_refuses_bad_input)
