@@ -266,7 +266,8 @@ WG_TEST(measure_resolution_compares_two_sizes)
           "output:\n%s", c.out);
     CHECK(at == 33 && dh > 0 && change > 0 && share > 0 && share < 1000,
           "dh %g, change at %u %g, share %g%%", dh, at, change, share);
-    CHECK(strstr(c.out, "water deeper than 0.003:") &&
+    CHECK(strstr(c.out, "water deeper than 0.001:") &&
+              strstr(c.out, "water deeper than 0.003:") &&
               strstr(c.out, "water deeper than 0.01:"),
           "output:\n%s", c.out);
     wg_cli_free(&c);
