@@ -34,6 +34,27 @@
     "[ \"$(stat -L -c %%s $f 2>/dev/null || echo 0)\" -gt 0 ] && w=1;; esac; " \
     "done; [ $w = 1 ]; }"
 
+/* Shell: a function 'mid DIR SIG COMMAND...' that runs COMMAND (a
+ * worldgen writing into DIR) in the background as $pid, waits until a
+ * file it has open in DIR holds bytes (HOSTILE_WRITING), stops it there
+ * (SIGSTOP) and, if it is still writing then, sends SIG, lets it go on
+ * (SIGCONT) and returns its exit status; a run that ended or renamed its
+ * file before it was stopped is made again, five times at most (then
+ * status 7 and "never caught writing").  Sent while the run went on, the
+ * signal had come after the end of the write now and then (the PNG's
+ * bytes go out in the last 0.1-0.3 s of the run), and the run exited 0
+ * with its file in place.  For printf formats. */
+#define HOSTILE_MID                                                           \
+    "mid() { d=$1; s=$2; shift 2; t=0; "                                      \
+    "  while [ $t -lt 5 ]; do \"$@\" & pid=$!; n=0; "                          \
+    "    until " HOSTILE_WRITING("$d/*") "; do sleep 0.005; n=$((n+1)); "      \
+    "      [ $n -gt 6000 ] && break; kill -0 $pid 2>/dev/null || break; "     \
+    "    done; kill -STOP $pid 2>/dev/null; "                                  \
+    "    if " HOSTILE_WRITING("$d/*") "; then kill -s $s $pid; "                \
+    "      kill -CONT $pid; wait $pid; return $?; fi; "                       \
+    "    kill -CONT $pid 2>/dev/null; wait $pid; rm -f $d/* $d/.[!.]*; "       \
+    "    t=$((t+1)); done; echo \"never caught writing\"; return 7; }; "
+
 /* A small picture, quickly made: the reference for byte comparisons. */
 #define HOSTILE_PIC "--size 16 --mesh scalar -q --width 16 --height 16"
 
@@ -49,10 +70,9 @@ static wg_cli hostile_sh(const char *fmt, ...)
     return wg_cli_sh(cmd);
 }
 
-/* Start a big world writing a PNG height map, wait until it has a file in
- * the folder open (its temporary: the write is under way), send 'sig', and
- * report the exit
- * status and what is left in the folder.  The shell gives a background job
+/* Start a big world writing a PNG height map, catch it writing into its
+ * temporary (HOSTILE_MID), send 'sig', and report the exit status and
+ * what is left in the folder.  The shell gives a background job
  * SIGINT and SIGQUIT ignored, and whoever ran the tests may have ignored
  * others (nohup: SIGHUP), and worldgen keeps what it was given ignored:
  * env puts every default back, as a job under job control has them (the
@@ -62,12 +82,9 @@ static void hostile_interrupt(const char *sig, int want_status)
 {
     char cmd[1200];
     snprintf(cmd, sizeof cmd,
-             "d=%s/int-%s; mkdir -p $d; "
-             "env --default-signal ./worldgen --size 3000 --erosion 0 --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
-             "n=0; until " HOSTILE_WRITING("$d/*") "; do "
-             "  sleep 0.005; n=$((n+1)); [ $n -gt 4000 ] && { kill $pid; echo no-temp; exit 7; }; "
-             "  kill -0 $pid 2>/dev/null || { echo finished-early; exit 8; }; done; "
-             "kill -%s $pid; wait $pid; st=$?; ls -A $d; exit $st",
+             HOSTILE_MID "d=%s/int-%s; mkdir -p $d; "
+             "mid $d %s env --default-signal ./worldgen --size 3000 --erosion 0 "
+             "--hydraulic 0 -q --heightmap $d/big.png; st=$?; ls -A $d; exit $st",
              wg_tmpdir(), sig, sig);
     wg_cli c = wg_cli_sh(cmd);
     CHECK(c.status == want_status, "SIG%s: status %d, want %d: %s %s", sig, c.status,
@@ -536,14 +553,11 @@ WG_TEST(hostile_every_fatal_signal_removes_the_temporaries)
 WG_TEST(hostile_more_signals_mid_write_remove_the_temporary)
 {
     wg_cli c = hostile_sh(
-        "ulimit -c 0; T=%s; for s in HUP PIPE; do ( "
+        "ulimit -c 0; T=%s; " HOSTILE_MID "for s in HUP PIPE; do ( "
         "  d=$T/mid-$s; mkdir -p $d; "
-        "  env --default-signal ./worldgen --size 2000 --mesh scalar --erosion 0 "
-        "    --hydraulic 0 -q --heightmap $d/big.png & pid=$!; "
-        "  n=0; until " HOSTILE_WRITING("$d/*") "; do "
-        "    sleep 0.005; n=$((n+1)); [ $n -gt 6000 ] && break; "
-        "    kill -0 $pid 2>/dev/null || break; done; "
-        "  kill -s $s $pid; wait $pid; echo \"[$s $? $(ls -A $d)]\" ) & done; wait",
+        "  mid $d $s env --default-signal ./worldgen --size 2000 --mesh scalar "
+        "    --erosion 0 --hydraulic 0 -q --heightmap $d/big.png; "
+        "  echo \"[$s $? $(ls -A $d)]\" ) & done; wait",
         wg_tmpdir());
     static const char *const want[] = {"[HUP 129 ]", "[PIPE 141 ]"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
