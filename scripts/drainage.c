@@ -59,14 +59,20 @@ static void *alloc(size_t bytes)
     return p;
 }
 
+/* Whether cell i lies on the world's border. */
+static int on_border(size_t i, unsigned n)
+{
+    size_t x = i % n, y = i / n;
+    return x == 0 || y == 0 || x == n - 1 || y == n - 1;
+}
+
 /* The cell cell i's descent goes to next: i itself for the sea, the border
  * and a pit, and, when 'w' is given, a cell holding WET or more of water. */
 static size_t next_cell(const float *s, const float *h, const float *w,
                         float sea, unsigned n, size_t i)
 {
     size_t x = i % n, y = i / n, to = i;
-    if (h[i] < sea || x == 0 || y == 0 || x == n - 1 || y == n - 1 ||
-        (w && w[i] >= WET))
+    if (h[i] < sea || on_border(i, n) || (w && w[i] >= WET))
         return i;
     double best = 0;
     for (int dy = -1; dy <= 1; dy++)
@@ -151,8 +157,7 @@ static void fill(const float *s, const float *h, float sea, unsigned n,
 {
     size_t cells = (size_t)n * n;
     for (size_t i = 0; i < cells; i++) {
-        size_t x = i % n, y = i / n;
-        closed[i] = h[i] < sea || x == 0 || y == 0 || x == n - 1 || y == n - 1;
+        closed[i] = h[i] < sea || on_border(i, n);
         if (closed[i])
             filled[i] = s[i], heap_push(s[i], (uint32_t)i);
     }
@@ -198,10 +203,9 @@ static void drainage(const char *name, const float *s, const float *h,
                 deep_pits += (double)filled[i] - (double)s[i] > DEEP;
             }
             uint32_t end = descend(s, h, NULL, sea, n, term, i);
-            size_t ex = end % n, ey = end / n;
             if (h[end] < sea)
                 to_sea++;
-            else if (ex == 0 || ey == 0 || ex == n - 1 || ey == n - 1)
+            else if (on_border(end, n))
                 to_border++;
             else {
                 to_pit++;
@@ -239,12 +243,11 @@ static void into_water(const float *s, const float *h, const float *w,
                 continue;
             land++;
             uint32_t end = descend(s, h, w, sea, n, term, i);
-            size_t ex = end % n, ey = end / n;
             if (h[end] < sea)
                 to_sea++;
             else if (w[end] >= WET)
                 to_water++;
-            else if (ex == 0 || ey == 0 || ex == n - 1 || ey == n - 1)
+            else if (on_border(end, n))
                 to_border++;
             else {
                 to_pit++;

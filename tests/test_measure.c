@@ -490,6 +490,22 @@ static long measure_drain_run(const char *sea, measure_drain *water,
              "pits, %ld to them", (d).pits, (d).sea, (d).border,           \
           (d).to_pits, (d).deep_pits, (d).to_deep)
 
+/* The plane of the drainage tests, N = 7 (DRAIN_PLANE_N): 0.01 a row up
+ * from a row of sea (0.1 under 0.25 of water), with a hole 0.05 deep at
+ * (3, 4) that water fills level. */
+enum { DRAIN_PLANE_N = 7 };
+static void measure_drain_plane(float *h, float *w)
+{
+    const int N = DRAIN_PLANE_N;
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            h[y * N + x] = y ? 0.3f + 0.01f * (float)y : 0.1f;
+            w[y * N + x] = y ? 0.0f : 0.25f - 0.1f;
+        }
+    h[4 * N + 3] -= 0.05f;
+    w[4 * N + 3] = 0.05f;
+}
+
 /* A plane tilted down to a row of sea, N = 7, with a hole 0.05 deep in its
  * ground that water fills level: the water surface's 25 land cells all run
  * to the sea; the ground's hole takes its three columns from the row below
@@ -499,15 +515,9 @@ WG_TEST(measure_drainage_plane_to_the_sea)
 {
     if (measure_build("drainage") != 0)
         return;
-    enum { N = 7 };
+    enum { N = DRAIN_PLANE_N };
     float h[N * N], w[N * N];
-    for (int y = 0; y < N; y++)
-        for (int x = 0; x < N; x++) {
-            h[y * N + x] = y ? 0.3f + 0.01f * (float)y : 0.1f;
-            w[y * N + x] = y ? 0.0f : 0.25f - 0.1f;
-        }
-    h[4 * N + 3] -= 0.05f;
-    w[4 * N + 3] = 0.05f;
+    measure_drain_plane(h, w);
     measure_pfm("h.pfm", h, N);
     measure_pfm("w.pfm", w, N);
     measure_drain water, ground;
@@ -621,15 +631,9 @@ WG_TEST(measure_drainage_into_lakes_rivers_and_dry_pits)
 {
     if (measure_build("drainage") != 0)
         return;
-    enum { N = 7 };
+    enum { N = DRAIN_PLANE_N };
     float h[N * N], w[N * N];
-    for (int y = 0; y < N; y++)
-        for (int x = 0; x < N; x++) {
-            h[y * N + x] = y ? 0.3f + 0.01f * (float)y : 0.1f;
-            w[y * N + x] = y ? 0.0f : 0.25f - 0.1f;
-        }
-    h[4 * N + 3] -= 0.05f;
-    w[4 * N + 3] = 0.05f;
+    measure_drain_plane(h, w);
     h[3 * N + 1] -= 0.015f;
     w[3 * N + 1] = 0.00099f;
     measure_pfm("h.pfm", h, N);
