@@ -55,8 +55,14 @@ static uint8_t *window_read_ppm(const char *path, int *w, int *h)
 }
 
 /* The start of a test's shell under Xvfb, on a 1024x768 screen with no
- * window manager; the shell's script follows, in single quotes. */
-#define WINDOW_XVFB "xvfb-run -a -s '-screen 0 1024x768x24' sh -c '"
+ * window manager; the shell's script follows, in single quotes.  The
+ * first free display from one that the shell's process number picks
+ * (100..3099: -n, then -a searches up from it), not from 99: two suites
+ * at once on one machine had both started an Xvfb on :99, and one test's
+ * second window found no display.  Clear of :4097 (the dead display
+ * below). */
+#define WINDOW_XVFB                                                           \
+    "xvfb-run -n $((100 + $$ %% 3000)) -a -s '-screen 0 1024x768x24' sh -c '"
 
 WG_TEST(window_shows_the_picture_under_xvfb)
 {
@@ -164,7 +170,8 @@ WG_TEST(window_without_a_display_fails_but_keeps_the_png)
  * XDG_RUNTIME_DIR: worldgen's message alone, naming the display.  SDL,
  * trying Wayland when X11 failed, had libwayland print "error:
  * XDG_RUNTIME_DIR is invalid or not set in the environment." first.  No
- * X server answers on display 4097 (xvfb-run -a counts up from 99). */
+ * X server answers on display 4097 (WINDOW_XVFB's are below 3100 and a
+ * few more). */
 WG_TEST(window_with_a_dead_display_says_so_alone)
 {
 #ifndef WG_HAVE_SDL2
