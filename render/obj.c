@@ -490,17 +490,34 @@ float wg_obj_level(const float *h, const float *w, uint32_t n, uint32_t x,
     float d = w[x], ground = h[x];
     if (d > WG_WATER_MIN)
         return ground + d;
-    float best = -INFINITY;
+    float best = -INFINITY, shallow = INFINITY;
     ptrdiff_t j0 = above ? -(ptrdiff_t)n : 0, j1 = below ? (ptrdiff_t)n : 0;
     uint32_t i0 = x ? x - 1 : 0, i1 = x + 1 < n ? x + 1 : x;
     for (ptrdiff_t j = j0; j <= j1; j += n)
         for (uint32_t i = i0; i <= i1; i++) {
             float dq = w[j + i];
             float l = h[j + i] + dq;
-            if (dq > WG_WATER_MIN && l > best)
-                best = l;
+            /* The depth as the picture has it, its surface less the
+             * ground (wg_water_levels), to the bit. */
+            float depth = l - h[j + i];
+            if (dq > WG_WATER_MIN) {
+                best = l > best ? l : best;
+                shallow = depth < shallow ? depth : shallow;
+            }
         }
-    return best < ground ? best : ground;
+    if (best == -INFINITY)
+        return ground;
+    /* The split of cell (x, y) runs from (x + 1, y) to (x, y + 1), as the
+     * terrain's faces: this vertex ends that of the cell to its lower left
+     * and of the one to its upper right. */
+    const ptrdiff_t up = -(ptrdiff_t)n, down = (ptrdiff_t)n;
+#define OBJ_WET(j, i) (w[(j) + (ptrdiff_t)(i)] > WG_WATER_MIN)
+    int bridge = (x > 0 && below && OBJ_WET(0, x - 1) && OBJ_WET(down, x) &&
+                  !OBJ_WET(down, x - 1)) ||
+                 (above && x + 1 < n && OBJ_WET(up, x) && OBJ_WET(0, x + 1) &&
+                  !OBJ_WET(up, x + 1));
+#undef OBJ_WET
+    return wg_shore_level(ground, best, shallow, bridge);
 }
 
 /* A thread's working rows for the water: the water shown (wg_water_shown)

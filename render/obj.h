@@ -41,12 +41,14 @@ int wg_obj_write_threads(FILE *fp, const wg_fields *f, float sea,
  * w point at the row's heights and its water shown (wg_water_shown), and
  * the rows before and after lie n floats before and after them (read only
  * where 'above' and 'below' say those rows exist).  Under water (deeper
- * than WG_WATER_MIN) it is height + water; a dry vertex takes the highest
- * level of the water on the vertices beside it, but never above its own
- * ground: the flat surface of a lake then runs on under the bank, and a
- * modelling tool draws the shoreline where the two meet, inside the cell;
- * where the water beside stands higher than the dry ground (a river
- * running down past it) the surface comes down to that ground.  This
+ * than WG_WATER_MIN) it is height + water; a dry vertex beside water
+ * takes the picture's level (wg_shore_level): the highest level of the
+ * water on the vertices beside it, where that is under its ground by more
+ * than a third of their shallowest water (the flat surface of a lake then
+ * runs on under the bank, and a modelling tool draws the shoreline where
+ * the two meet, inside the cell), else its ground less that (a river
+ * running down past it: the shore crosses the cells' edges three quarters
+ * of the way from the water).  This
  * function can't fail. */
 float wg_obj_level(const float *h, const float *w, uint32_t n, uint32_t x,
                    int above, int below);

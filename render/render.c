@@ -338,17 +338,14 @@ uint64_t wg_water_levels(const float *restrict ground,
                 cells += (uint64_t)(mid[i] | mid[i + 1] | down[i] |
                                     down[i + 1]);
             }
-            /* Then the dry vertices next to wet ones: at the highest wet
-             * surface around, or at their ground where that is below it
-             * (water running down past the vertex), so the sheet comes
-             * down to the ground there, the cells around a wet vertex are
-             * covered whole and a river one vertex wide is a ribbon, not
-             * beads (a level under the ground, which would take the shore
-             * across the line between them, left a diagonal river as
-             * beads).  Not on the border: there the water's surface must
-             * not pass under the ground between two vertices, where its
-             * side, drawn from its surface down to the ground, would
-             * stand upside down in the block's side. */
+            /* Then the dry vertices next to wet ones (wg_shore_level):
+             * under their ground by a third of the shallowest water
+             * beside them, so the shore crosses the edges three quarters
+             * of the way from the water, or at a lake's level
+             * where the bank is higher.  Not on the border: there the
+             * water's surface must not pass under the ground between two
+             * vertices, where its side, drawn from its surface down to
+             * the ground, would stand upside down in the block's side. */
             if (y == 0 || y + 1 == n)
                 continue;
             const uint8_t *const around[3] = {up, mid, down};
@@ -359,16 +356,24 @@ uint64_t wg_water_levels(const float *restrict ground,
                                 mid[i + 1] | down[i - 1] | down[i] |
                                 down[i + 1]))
                     continue;
-                float best = -INFINITY;
+                float best = -INFINITY, shallow = INFINITY;
                 for (int j = 0; j < 3; j++)
                     for (uint32_t d = 0; d < 3; d++) {
-                        const float l = around[j][i - 1 + d]
-                                            ? top[rows[j] + x - 1 + d]
-                                            : -INFINITY;
+                        const size_t q = rows[j] + x - 1 + d;
+                        const int on = around[j][i - 1 + d];
+                        const float l = on ? top[q] : -INFINITY;
+                        const float s = on ? top[q] - ground[q] : INFINITY;
                         best = l > best ? l : best;
+                        shallow = s < shallow ? s : shallow;
                     }
-                const float g = ground[r + x];
-                level[r + x] = best < g ? best : g;
+                /* The split of each cell runs from its corner (x + 1, y)
+                 * to (x, y + 1): this vertex ends the split of the cell to
+                 * its lower left and of the one to its upper right. */
+                const int bridge =
+                    (mid[i - 1] & down[i] & !down[i - 1]) |
+                    (up[i] & mid[i + 1] & !up[i + 1]);
+                level[r + x] =
+                    wg_shore_level(ground[r + x], best, shallow, bridge);
             }
         }
     }

@@ -31,10 +31,12 @@
  *
  * The water is a surface of its own, drawn with the ground in one depth
  * test: over a wet vertex it stands at the water's surface, and at a dry
- * vertex beside one it is held at the water's level but never above the
- * ground (wg_water_levels), so the two surfaces cross where the water
- * meets the land and the shoreline is their intersection, a line that
- * follows the ground's contour at the water's level.  (It had been drawn
+ * vertex beside one it is held at the water's level or under the ground
+ * (wg_water_levels, wg_shore_level), so the two surfaces cross where the
+ * water meets the land and the shoreline is their intersection, a line
+ * that follows the ground's contour at the water's level, or crosses the
+ * cells' edges three quarters of the way from the water beside a river
+ * running down.  (It had been drawn
  * on the ground's one surface, height + water, which at a shore cell ran
  * from the water's level up to the dry vertex's ground: sawtooth shores
  * close up, and tilted sheets of water on small grids.)  The whole stays
@@ -583,9 +585,10 @@ void wg_water_tops(const wg_fields *f, float sea, uint32_t y0, uint32_t y1,
 /* The water's surface drawn at the vertices of rows [y0, y1) of an
  * n-sided grid, into level: where the water on a vertex is deeper than
  * WG_WATER_MIN (top - ground, top being the ground plus wg_water_shown),
- * its surface, top; at any other vertex the highest such surface among
- * its eight neighbours but no higher than its own ground, or its ground
- * where no neighbour is wet or the vertex is on the border.  So the
+ * its surface, top; at any other vertex beside such water,
+ * wg_shore_level of the highest such surface among its eight neighbours
+ * and their shallowest water, or its ground where no neighbour is wet or
+ * the vertex is on the border.  So the
  * sheet over a wet cell meets the land at the ground's contour at the
  * water's level (as the OBJ's water does inside the border:
  * wg_obj_level), and its edge lies at or under the ground.  It
@@ -594,6 +597,29 @@ void wg_water_tops(const wg_fields *f, float sea, uint32_t y0, uint32_t y1,
  * row is one of these.  This function can't fail. */
 uint64_t wg_water_levels(const float *ground, const float *top, uint32_t n,
                          uint32_t y0, uint32_t y1, float *level);
+
+/* The water's level at a dry vertex beside wet ones (wg_water_levels and
+ * wg_obj_level share it): 'best' the highest surface of the wet vertices
+ * around it, 'shallow' the least depth of water on them.  The sheet comes
+ * down to a third of 'shallow' under the vertex's ground, so from a wet
+ * neighbour of that depth it meets the ground three quarters of the way
+ * along the edge between them, and the shoreline of a river running down a
+ * slope crosses every edge alike (a sheet held at the dry ground met it
+ * at the vertex, and the shore was a comb of points, one at each dry
+ * vertex; halfway made the rivers of the default picture, a cell or two
+ * wide, half as wide); a lake's or the sea's flat surface, 'best', where
+ * the bank stands higher.
+ * 'bridge': the vertex ends the diagonal that splits a cell into its two
+ * triangles, the other end is dry too, and the cell's other two corners
+ * are wet (a river a vertex wide crossing the split): there the sheet is
+ * held at the ground, or the river would be beads, one round each wet
+ * vertex. */
+static inline float wg_shore_level(float ground, float best, float shallow,
+                                   int bridge)
+{
+    const float under = bridge ? ground : ground - shallow * (1.0f / 3.0f);
+    return best < under ? best : under;
+}
 
 /* Every allocation of a render (render.c, raster.c, shade.c) but the
  * picture (which the caller frees) goes through these, which count the

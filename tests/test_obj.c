@@ -486,6 +486,46 @@ WG_TEST(obj_water_is_its_own_object_over_the_water)
     obj_free(&o);
 }
 
+/* The water object's level at every vertex inside the border is the
+ * picture's (wg_water_levels), so Blender shows the shore the picture
+ * draws: dry vertices beside a river under their ground by the water beside
+ * them, except where they join a river a vertex wide across a cell's split. */
+WG_TEST(obj_water_level_is_the_pictures_inside_the_border)
+{
+    wg_fields f;
+    CHECK(wg_make_world("scalar", &obj_world, 0, &f) == 0);
+    const uint32_t n = OBJ_N;
+    size_t cells = wg_cells(n);
+    float *shown = malloc(cells * sizeof *shown);
+    float *top = malloc(cells * sizeof *top);
+    float *level = malloc(cells * sizeof *level);
+    CHECK(shown && top && level);
+    if (shown && top && level) {
+        for (uint32_t y = 0; y < n; y++)
+            for (uint32_t x = 0; x < n; x++)
+                shown[(size_t)y * n + x] =
+                    wg_water_shown(&f, obj_world.sea, x, y);
+        wg_water_tops(&f, obj_world.sea, 0, n, top);
+        wg_water_levels(f.height, top, n, 0, n, level);
+        size_t differ = 0, under = 0;
+        for (uint32_t y = 1; y + 1 < n; y++)
+            for (uint32_t x = 1; x + 1 < n; x++) {
+                size_t k = (size_t)y * n + x;
+                float l = wg_obj_level(f.height + (size_t)y * n,
+                                       shown + (size_t)y * n, n, x, 1, 1);
+                differ += l != level[k];
+                under += l < f.height[k] && shown[k] <= WG_WATER_MIN;
+            }
+        CHECK(differ == 0, "%zu of %zu vertices differ", differ,
+              (size_t)(n - 2) * (n - 2));
+        CHECK(under > 0, "no dry vertex under the water's edge");
+    }
+    free(shown);
+    free(top);
+    free(level);
+    wg_fields_free(&f);
+}
+
 WG_TEST(obj_texture_is_made_of_each_vertex_alone)
 {
     /* A tile must be coloured as the whole world is there: a texel depends

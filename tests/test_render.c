@@ -1283,35 +1283,73 @@ WG_TEST(render_water_levels_meet_the_ground_at_the_shore)
     g[3 * N + 3] = 0.5f, top[3 * N + 3] = 0.52f;
     g[3 * N + 2] = 0.6f, top[3 * N + 2] = 0.6f;  /* a bank */
     g[3 * N + 4] = 0.45f, top[3 * N + 4] = 0.45f; /* downhill */
+    /* Under the ground by a third of the water on (3, 3). */
+    const float d3 = (0.52f - 0.5f) * (1.0f / 3.0f);
     uint64_t cells = render_levels(g, top, N, N, 3, level);
     CHECK(level[3 * N + 3] == 0.52f, "the wet vertex: %g", level[3 * N + 3]);
     CHECK(level[3 * N + 2] == 0.52f, "the bank: %g, under its ground 0.6, "
           "at the water's surface", level[3 * N + 2]);
-    CHECK(level[3 * N + 4] == 0.45f, "downhill: %g, its ground",
-          level[3 * N + 4]);
-    CHECK(level[2 * N + 3] == 0.5f && level[4 * N + 2] == 0.5f,
-          "ground below the surface: the ground, %g %g", level[2 * N + 3],
+    /* Under the ground by a third of the water beside it, so the shore
+     * crosses the edge three quarters of the way from the water (it had
+     * been held at its ground: the shore a comb of points, one at each dry
+     * vertex). */
+    CHECK(level[3 * N + 4] == 0.45f - d3, "downhill: %g, its ground less "
+          "a third of the water beside it", level[3 * N + 4]);
+    CHECK(level[2 * N + 3] == 0.5f - d3 && level[4 * N + 2] == 0.5f - d3,
+          "ground below the surface: %g %g", level[2 * N + 3],
           level[4 * N + 2]);
     CHECK(level[0] == 0.5f && level[6 * N + 6] == 0.5f,
           "no wet neighbour: the ground");
     /* The four cells around the wet vertex have water over them. */
     CHECK(cells == 4, "%llu cells with water", (unsigned long long)cells);
 
-    /* The higher of two wet neighbours; and on the border, the ground
-     * (the water's side there runs from its surface down to the ground,
-     * and must not turn upside down). */
-    top[3 * N + 5] = 0.53f; /* (5, 3): wet, higher, beside (4, 3) */
+    /* The higher of two wet neighbours' surfaces and the shallower of
+     * their waters; and on the border, the ground (the water's side there
+     * runs from its surface down to the ground, and must not turn upside
+     * down). */
+    top[3 * N + 5] = 0.53f; /* (5, 3): wet, 0.03 deep, beside (4, 3) */
     g[0 * N + 1] = 0.7f;    /* (1, 0): a bank on the border, */
     top[1 * N + 1] = 0.6f;  /* next to (1, 1), wet at 0.6 */
+    const float d5 = (0.53f - 0.5f) * (1.0f / 3.0f);
     cells = render_levels(g, top, N, N, 4, level);
-    CHECK(level[3 * N + 4] == 0.45f && level[2 * N + 4] == 0.5f &&
+    CHECK(level[3 * N + 4] == 0.45f - d3 && level[2 * N + 4] == 0.5f - d3 &&
           level[3 * N + 6] == 0.5f, "%g %g %g", level[3 * N + 4],
           level[2 * N + 4], level[3 * N + 6]);
-    CHECK(level[2 * N + 5] == 0.5f, "%g", level[2 * N + 5]);
+    CHECK(level[2 * N + 5] == 0.5f - d5, "%g", level[2 * N + 5]);
     CHECK(level[0 * N + 1] == 0.7f, "the border's bank: %g, its ground",
           level[0 * N + 1]);
     CHECK(level[1 * N + 1] == 0.6f);
     CHECK(cells == 12, "%llu cells", (unsigned long long)cells);
+
+    /* A river a vertex wide across the cells' split, (x + 1, y) to
+     * (x, y + 1): wet (1, 1), (2, 2), (3, 3).  The dry vertices that end
+     * the split between two of them, (2, 1) and (1, 2), (3, 2) and (2, 3),
+     * are held at their ground, so the sheet runs through unbroken; the
+     * others go under by a third of the water beside them.  Along the split instead
+     * (wet (3, 1), (2, 2), (1, 3)) the triangles join the wet vertices and
+     * no dry vertex is held. */
+    for (int k = 0; k < N * N; k++)
+        g[k] = 0.5f, top[k] = 0.5f;
+    for (int k = 1; k <= 3; k++)
+        top[k * N + k] = 0.52f;
+    cells = render_levels(g, top, N, N, 2, level);
+    CHECK(level[1 * N + 2] == 0.5f && level[2 * N + 1] == 0.5f &&
+          level[2 * N + 3] == 0.5f && level[3 * N + 2] == 0.5f,
+          "the split's ends: %g %g %g %g", level[1 * N + 2],
+          level[2 * N + 1], level[2 * N + 3], level[3 * N + 2]);
+    CHECK(level[0 * N + 0] == 0.5f && level[1 * N + 0] == 0.5f,
+          "the border: %g %g", level[0], level[N]);
+    CHECK(level[1 * N + 3] == 0.5f - d3 && level[3 * N + 1] == 0.5f - d3 &&
+          level[4 * N + 4] == 0.5f - d3 && level[4 * N + 3] == 0.5f - d3,
+          "beside the river: %g %g %g %g", level[1 * N + 3],
+          level[3 * N + 1], level[4 * N + 4], level[4 * N + 3]);
+    for (int k = 1; k <= 3; k++)
+        top[k * N + k] = 0.5f, top[k * N + 4 - k] = 0.52f;
+    cells = render_levels(g, top, N, N, 2, level);
+    CHECK(level[2 * N + 3] == 0.5f - d3 && level[3 * N + 2] == 0.5f - d3 &&
+          level[1 * N + 1] == 0.5f - d3 && level[3 * N + 3] == 0.5f - d3,
+          "along the split: %g %g %g %g", level[2 * N + 3],
+          level[3 * N + 2], level[1 * N + 1], level[3 * N + 3]);
 
     /* Across the columns the function takes at once (1024): a wet vertex
      * on each side of the seam, and banks next to them on the other. */
@@ -1327,11 +1365,14 @@ WG_TEST(render_water_levels_meet_the_ground_at_the_shore)
             gg[w + x] = tt[w + x] = 0.6f; /* banks */
         tt[w + 1023] = 0.7f;              /* wet: 0.1 deep */
         tt[w + 1024] = 0.65f;             /* wet: 0.05 deep */
+        const float d = (0.65f - 0.6f) * (1.0f / 3.0f);
         cells = render_levels(gg, tt, w, h, 1, ll);
-        CHECK(ll[w + 1022] == 0.6f && ll[w + 1025] == 0.6f,
-              "banks beside the seam: %g %g", ll[w + 1022], ll[w + 1025]);
-        CHECK(ll[1023] == 0.5f && ll[2 * w + 1024] == 0.5f,
-              "below the surfaces: the ground");
+        CHECK(ll[w + 1022] == 0.6f - (0.7f - 0.6f) * (1.0f / 3.0f) &&
+              ll[w + 1025] == 0.6f - d, "banks beside the seam: %g %g",
+              ll[w + 1022], ll[w + 1025]);
+        CHECK(ll[1023] == 0.5f && ll[2 * w + 1024] == 0.5f - d,
+              "the border, its ground, and below the surfaces: %g %g",
+              ll[1023], ll[2 * w + 1024]);
         CHECK(ll[w + 1023] == 0.7f && ll[w + 1024] == 0.65f);
         /* The water's cells: (1022..1024, 0..1), six. */
         CHECK(cells == 6, "%llu cells", (unsigned long long)cells);
