@@ -497,10 +497,10 @@ float wg_obj_level(const float *h, const float *w, uint32_t n, uint32_t x,
         for (uint32_t i = i0; i <= i1; i++) {
             float dq = w[j + i];
             float l = h[j + i] + dq;
-            /* The depth as the picture has it, its surface less the
-             * ground (wg_water_levels), to the bit. */
-            float depth = l - h[j + i];
             if (dq > WG_WATER_MIN) {
+                /* The depth as the picture has it, its surface less the
+                 * ground (wg_water_levels), to the bit. */
+                float depth = l - h[j + i];
                 best = l > best ? l : best;
                 shallow = depth < shallow ? depth : shallow;
             }
