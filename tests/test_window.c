@@ -54,15 +54,10 @@ static uint8_t *window_read_ppm(const char *path, int *w, int *h)
     return px;
 }
 
-/* The start of a test's shell under Xvfb, on a 1024x768 screen with no
- * window manager; the shell's script follows, in single quotes.  The
- * first free display from one that the shell's process number picks
- * (100..3099: -n, then -a searches up from it), not from 99: two suites
- * at once on one machine had both started an Xvfb on :99, and one test's
- * second window found no display.  Clear of :4097 (the dead display
- * below). */
-#define WINDOW_XVFB                                                           \
-    "xvfb-run -n $((100 + $$ %% 3000)) -a -s '-screen 0 1024x768x24' sh -c '"
+/* The start of a test's shell under Xvfb (tests/xvfb: a 1024x768 screen,
+ * no window manager, a display that answers); the shell's script follows,
+ * in single quotes.  %s is the source tree. */
+#define WINDOW_XVFB "%s/tests/xvfb sh -c '"
 
 WG_TEST(window_shows_the_picture_under_xvfb)
 {
@@ -98,7 +93,7 @@ WG_TEST(window_shows_the_picture_under_xvfb)
              "WORLDGEN_SHOW_TIMEOUT_MS=100 %s/worldgen --size 16 -q "
              "--out small.png --width 64 --height 48 --show; "
              "echo \"status $?\"'",
-             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "status 143\nstatus 0\n"), "%s %s", c.out, c.err);
     wg_cli_free(&c);
@@ -170,7 +165,7 @@ WG_TEST(window_without_a_display_fails_but_keeps_the_png)
  * XDG_RUNTIME_DIR: worldgen's message alone, naming the display.  SDL,
  * trying Wayland when X11 failed, had libwayland print "error:
  * XDG_RUNTIME_DIR is invalid or not set in the environment." first.  No
- * X server answers on display 4097 (WINDOW_XVFB's are below 3100 and a
+ * X server answers on display 4097 (tests/xvfb's are below 3100 and a
  * few more). */
 WG_TEST(window_with_a_dead_display_says_so_alone)
 {
@@ -314,16 +309,17 @@ WG_TEST(window_move_keeps_the_options_ranges)
 }
 
 /* Whether the tests that drive a window with xdotool can run here: SDL2
- * in the build, xvfb-run and xdotool installed (else skipped, saying
- * which). */
+ * in the build, xvfb-run, xwd (tests/xvfb's check of the display) and
+ * xdotool installed (else skipped, saying which). */
 static int window_can_drive(void)
 {
 #ifndef WG_HAVE_SDL2
     wg_skip("built without SDL2");
     return 0;
 #else
-    if (!wg_have_command("xvfb-run") || !wg_have_command("xdotool")) {
-        wg_skip("xvfb-run or xdotool is not installed");
+    if (!wg_have_command("xvfb-run") || !wg_have_command("xwd") ||
+        !wg_have_command("xdotool")) {
+        wg_skip("xvfb-run, xwd or xdotool is not installed");
         return 0;
     }
     return 1;
@@ -414,7 +410,7 @@ WG_TEST(window_keys_and_drag_move_the_view_under_xvfb)
              "wait $pid; echo \"status $?\"' && echo '-- moved' && "
              "cat moved.err && echo '-- back' && cat back.err",
              wg_tmpdir(), wg_srcdir(), (double)distance, wg_srcdir(),
-             wg_srcdir());
+             wg_srcdir(), wg_srcdir());
 #undef WINDOW_AWAIT
 #undef WINDOW_OPEN
     wg_cli c = wg_cli_sh(cmd);
@@ -489,7 +485,7 @@ WG_TEST(window_events_read_together_each_as_it_came_under_xvfb)
              "  sleep 0.1; i=$((i+1)); done; "
              "kill -TERM $pid 2>/dev/null; wait $pid; echo \"status $?\"' && "
              "cat batch.err",
-             wg_tmpdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "status 0\nworldgen: --show: the window's last view: "
                         "--width 400 --height 300 --aa 2 --azimuth 220 "
@@ -522,7 +518,7 @@ WG_TEST(window_click_that_focuses_starts_a_drag_under_xvfb)
              WINDOW_AWAIT_DRAWN
              "xdotool key --window $wid q 2>/dev/null; "
              "wait $pid; echo \"status $?\"' && cat focus.err",
-             wg_tmpdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "status 0\nworldgen: --show: the window's last view: "
                         "--width 400 --height 300 --aa 2 --azimuth 225 "
@@ -552,7 +548,7 @@ WG_TEST(window_drag_goes_by_the_screens_pixels_under_xvfb)
              WINDOW_AWAIT_DRAWN
              "xdotool key --window $wid q 2>/dev/null; "
              "wait $pid; echo \"status $?\"' && cat drag.err",
-             wg_tmpdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strstr(c.out, "status 0\nworldgen: --show: the window's last view: "
                         "--width 400 --height 300 --aa 2 --azimuth 225 "
@@ -586,7 +582,7 @@ WG_TEST(window_view_that_cannot_be_drawn_ends_it_under_xvfb)
              "cat vf.err && ls -A && %s/worldgen --size 48 --width 400 "
              "--height 300 -q --out again.png && cmp vf.png again.png && "
              "echo same",
-             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strcmp(c.out, "status 1\nworldgen: --show: out of memory for a "
                         "400x300 picture (WORLDGEN_FAULT=show: a test hook); "
@@ -625,7 +621,7 @@ WG_TEST(window_out_to_a_pipe_ends_before_the_window_under_xvfb)
              "2>pipe.err); echo \"status $?\"; wait $r'; cat pipe.err && "
              "%s/worldgen --size 48 -q --width 400 --height 300 --out - | "
              "cmp - piped.png && echo same",
-             wg_tmpdir(), wg_srcdir(), wg_srcdir());
+             wg_tmpdir(), wg_srcdir(), wg_srcdir(), wg_srcdir());
     wg_cli c = wg_cli_sh(cmd);
     CHECK(strcmp(c.out, "open at the end\nstatus 0\nsame\n") == 0, "%s %s",
           c.out, c.err);
