@@ -507,15 +507,14 @@ float wg_obj_level(const float *h, const float *w, uint32_t n, uint32_t x,
         }
     if (best == -INFINITY)
         return ground;
-    /* The split of cell (x, y) runs from (x + 1, y) to (x, y + 1), as the
-     * terrain's faces: this vertex ends that of the cell to its lower left
-     * and of the one to its upper right. */
+    /* The neighbours wg_shore_bridge reads, those outside the world dry. */
     const ptrdiff_t up = -(ptrdiff_t)n, down = (ptrdiff_t)n;
-#define OBJ_WET(j, i) (w[(j) + (ptrdiff_t)(i)] > WG_WATER_MIN)
-    int bridge = (x > 0 && below && OBJ_WET(0, x - 1) && OBJ_WET(down, x) &&
-                  !OBJ_WET(down, x - 1)) ||
-                 (above && x + 1 < n && OBJ_WET(up, x) && OBJ_WET(0, x + 1) &&
-                  !OBJ_WET(up, x + 1));
+    const int left = x > 0, right = x + 1 < n;
+#define OBJ_WET(on, j, i) ((on) && w[(j) + (ptrdiff_t)(i)] > WG_WATER_MIN)
+    int bridge = wg_shore_bridge(
+        OBJ_WET(left, 0, x - 1), OBJ_WET(below, down, x),
+        OBJ_WET(left && below, down, x - 1), OBJ_WET(above, up, x),
+        OBJ_WET(right, 0, x + 1), OBJ_WET(above && right, up, x + 1));
 #undef OBJ_WET
     return wg_shore_level(ground, best, shallow, bridge);
 }

@@ -366,12 +366,9 @@ uint64_t wg_water_levels(const float *restrict ground,
                         best = l > best ? l : best;
                         shallow = s < shallow ? s : shallow;
                     }
-                /* The split of each cell runs from its corner (x + 1, y)
-                 * to (x, y + 1): this vertex ends the split of the cell to
-                 * its lower left and of the one to its upper right. */
                 const int bridge =
-                    (mid[i - 1] & down[i] & !down[i - 1]) |
-                    (up[i] & mid[i + 1] & !up[i + 1]);
+                    wg_shore_bridge(mid[i - 1], down[i], down[i - 1], up[i],
+                                    mid[i + 1], up[i + 1]);
                 level[r + x] =
                     wg_shore_level(ground[r + x], best, shallow, bridge);
             }

@@ -621,6 +621,18 @@ static inline float wg_shore_level(float ground, float best, float shallow,
     return best < under ? best : under;
 }
 
+/* wg_shore_level's 'bridge' from whether the vertex's neighbours are wet
+ * (1) or dry (0), a neighbour outside the world dry: the split of cell
+ * (x, y) runs from (x + 1, y) to (x, y + 1), as the terrain's faces, so
+ * the vertex ends that of the cell to its lower left (its other corners
+ * 'left' and 'below', the split's far end 'below_left') and of the one to
+ * its upper right ('above' and 'right', the far end 'above_right'). */
+static inline int wg_shore_bridge(int left, int below, int below_left,
+                                  int above, int right, int above_right)
+{
+    return (left & below & !below_left) | (above & right & !above_right);
+}
+
 /* Every allocation of a render (render.c, raster.c, shade.c) but the
  * picture (which the caller frees) goes through these, which count the
  * bytes the calling thread holds, so a render can report its peak
