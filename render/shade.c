@@ -192,17 +192,32 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                      ? shade_sky_dir(p, r, p->sun_light * lit)
                      : wg_mix(p->zenith, p->horizon,
                               expf(-r[1] * SHADE_HORIZON));
-    /* The glint: small waves spread the sun's reflection into a bright
-     * lobe (power 256) and a faint wide sheen (power 16), only where the
-     * sun reaches. */
-    float s = r[0] * p->sun[0] + r[1] * p->sun[1] + r[2] * p->sun[2];
-    s = s > 0.0f && p->sun_in_water && !land ? s : 0.0f;
-    float s2 = s * s, s4 = s2 * s2, s8 = s4 * s4, s16 = s8 * s8;
-    float s256 = s16 * s16;
-    s256 *= s256;
-    s256 *= s256;
-    s256 *= s256;
-    float glint = lit * p->sun_light * (1.5f * s256 + 0.04f * s16);
+    /* The glint: small waves tilt the surface, and a wave whose normal is
+     * the half vector between the eye and the sun mirrors the sun; a hot
+     * core (power 4096 of its cosine to the normal: the view 2 degrees off
+     * the mirror in the plane of the sun gives half) and a faint wide sheen
+     * (power 64), brighter the more grazing the view (the waves' facets
+     * are seen foreshortened: over the cosine of the view, as a microfacet
+     * glint), only where the sun reaches.  Through the half vector, a
+     * low sun's glint is a path drawn out toward the eye, as on the sea at
+     * evening; the mirror direction's lobe it had been (power 256 of the
+     * reflected ray's cosine to the sun) was a round disc from any camera,
+     * four times the sun's light at its centre, and a camera facing the
+     * sun over the sea saw a white disc a third of the picture wide. */
+    float hv[3] = {p->sun[0] - dir[0], p->sun[1] - dir[1], p->sun[2] - dir[2]};
+    float hh = hv[0] * hv[0] + hv[1] * hv[1] + hv[2] * hv[2];
+    float nh = hv[0] * n[0] + hv[1] * n[1] + hv[2] * n[2];
+    nh = nh > 0.0f && hh > 1e-12f && p->sun_in_water && !land
+             ? nh / sqrtf(hh)
+             : 0.0f;
+    float s64 = nh;
+    for (int k = 0; k < 6; k++)
+        s64 *= s64;
+    float s4096 = s64;
+    for (int k = 0; k < 6; k++)
+        s4096 *= s4096;
+    float glint = lit * p->sun_light *
+                  (0.8f * s4096 + 0.025f * s64 / (cv > 0.1f ? cv : 0.1f));
     wg_rgb c = {below.r * (1.0f - fres) + sky.r * fres +
                     p->sunlight.r * glint,
                 below.g * (1.0f - fres) + sky.g * fres +
