@@ -628,13 +628,20 @@ static inline float shade_wet(float d, float shown)
  * direction dir: the mirrored ray is followed over the ground and the
  * water shown on it (top), at points from 1.5 cells out, each 1.6 times
  * as far as the last, up to SHADE_MIRROR_REACH (the same reach in world
- * units at every resolution: 6 points at 512), and where the surface
- * there rises above the ray, *land is that point's ground, lit as the
- * picture lights it (its material, its normal, its share of the sun), and
- * 1 is returned; 0 where the ray leaves the block or clears every point:
- * the sky.  A river down a gully had mirrored the bright sky over the
- * horizon from a low camera, a white streak between dark banks, and the
- * water under a steep shore the sky behind the shore.  Further hills are
+ * units at every resolution: 6 points at 512).  Returns how much of the
+ * mirror the land covers, 0 (the sky) to 1: at each point, by how far the
+ * surface there rises above the ray or falls short of it, over
+ * SHADE_MIRROR_SOFT of the ray's length (rippled water spreads what it
+ * mirrors over a few degrees), half where the two meet; *land is the
+ * ground of the point that covers most, lit as the picture lights it (its
+ * material, its normal, its share of the sun).  Land that rose above the
+ * ray by any amount had covered the whole mirror and land a hair under it
+ * none: in a river under its banks seen from low, blotches of sky with
+ * hard edges among the banks' reflections, a cell or two across.  A ray
+ * that leaves the block ends there.  A river down a gully had mirrored the
+ * bright sky over the horizon from a low camera, a white streak between
+ * dark banks, and the water under a steep shore the sky behind the shore.
+ * Further hills are
  * not mirrored: followed to 100 cells, the ray met a hill behind nearly
  * every distant lake seen from low, and the lakes took the hills' colour
  * and were lost in the land.  Not for views steeper than
@@ -642,17 +649,19 @@ static inline float shade_wet(float d, float shown)
  * nor from below. */
 #define SHADE_MIRROR_REACH 0.2f
 #define SHADE_MIRROR_STEEP 0.6f
+#define SHADE_MIRROR_SOFT 0.12f /* about 7 degrees */
 
-static inline int shade_mirror(const shade_ctx *c, float x, float y, float z,
-                               const float dir[3], wg_rgb *land)
+static inline float shade_mirror(const shade_ctx *c, float x, float y,
+                                  float z, const float dir[3], wg_rgb *land)
 {
     const float rx = dir[0], ry = -dir[1], rz = dir[2];
     if (!(ry > 0.0f && ry < SHADE_MIRROR_STEEP))
-        return 0;
+        return 0.0f;
+    float cover = 0.0f;
     for (float s = 1.5f * c->sp; s < SHADE_MIRROR_REACH; s *= 1.6f) {
         const float px = x + rx * s, pz = z + rz * s;
         if (!(px >= -3.0f && px <= 3.0f && pz >= -3.0f && pz <= 3.0f))
-            return 0;
+            break;
         uint32_t cx, cy;
         float u, v;
         shade_cell(c, px, pz, &cx, &cy, &u, &v);
@@ -662,17 +671,25 @@ static inline int shade_mirror(const shade_ctx *c, float x, float y, float z,
         shade_weights(c, cx, cy, half, u, v, i, wt);
         const float t = c->top[i[0]] * wt[0] + c->top[i[1]] * wt[1] +
                         c->top[i[2]] * wt[2];
-        if (t > y + ry * s) {
+        /* How far the surface rises above the ray, over the ray's spread
+         * there (SHADE_MIRROR_SOFT of its length): half covered where the
+         * surface meets the ray. */
+        const float k = wg_smoothstep((t - (y + ry * s)) /
+                                          (SHADE_MIRROR_SOFT * s) +
+                                      0.5f);
+        if (k > cover) {
             wg_ground g;
             float lit;
             shade_field(c, cx, cy, half, u, v, &g, &lit);
             g.x = px;
             g.z = pz;
             *land = wg_light(c->p, wg_albedo(&c->p->mat, &g), g.n, lit);
-            return 1;
+            cover = k;
+            if (cover >= 1.0f)
+                break;
         }
     }
-    return 0;
+    return cover;
 }
 
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
@@ -726,10 +743,13 @@ shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
     if (wet > 0.0f) {
         static const float up[3] = {0.0f, 1.0f, 0.0f};
         wg_rgb land;
-        int seen = shade_mirror(c, g->x, g->h + d, g->z, dir, &land);
-        col = wg_mix(col, wg_water(c->p, col, d, dir, up, lit,
-                                   seen ? &land : NULL),
-                     wet);
+        float seen = shade_mirror(c, g->x, g->h + d, g->z, dir, &land);
+        wg_rgb water = wg_water(c->p, col, d, dir, up, lit,
+                                seen >= 1.0f ? &land : NULL);
+        if (seen > 0.0f && seen < 1.0f)
+            water = wg_mix(water, wg_water(c->p, col, d, dir, up, lit, &land),
+                           seen);
+        col = wg_mix(col, water, wet);
     }
     return col;
 }

@@ -1247,6 +1247,64 @@ WG_TEST(render_water_mirrors_a_bank)
     wg_fields_free(&bank);
 }
 
+/* render_lake_bank's bank with a top that rises from west to east, a
+ * quarter of a unit per unit, through the height of the mirrored ray of
+ * render_water_mirrors_a_bank's camera. */
+static float render_lake_ramp(float x, float z)
+{
+    return z > 0.12f && z < 0.3f ? 0.372f + 0.25f * x : 0.3f;
+}
+
+static float render_lake_ramp_water(float x, float z)
+{
+    (void)x;
+    return z > 0.12f && z < 0.3f ? 0.0f : 0.05f;
+}
+
+/* The bank comes into the water's mirror gradually as it rises into the
+ * mirrored ray (rippled water blurs what it mirrors), not all at once:
+ * along the row of water under a bank whose top rises across the picture,
+ * the mirror goes from the sky to the bank, and no step between
+ * neighbouring pixels is more than a quarter of that.  The mirror had
+ * shown the bank wherever it stood above the ray by any amount and the
+ * sky elsewhere: in a river under its banks seen from low, pale blotches
+ * of sky with hard edges among the dark banks' reflections, a cell or
+ * two across. */
+WG_TEST(render_water_mirror_is_gradual)
+{
+    wg_fields f;
+    CHECK(render_hand_world(129, render_lake_ramp, render_lake_ramp_water,
+                            &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 64, o.height = 48, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 0, .elevation = 10, .distance = 3,
+                        .fov = 10, .look = 0.35f};
+    o.sun_azimuth = 90, o.sun_elevation = 20;
+    wg_image a = {0};
+    wg_render_stats rs;
+    char err[WG_ERR_LEN];
+    CHECK(wg_render(&f, 0.0f, &o, &a, &rs, err) == 0, "%s", err);
+    if (a.rgb) {
+        double lo = 1e9, hi = -1e9, step = 0;
+        for (uint32_t x = 2; x < 62; x++) {
+            double l = render_luma(&a, x, 24);
+            lo = l < lo ? l : lo;
+            hi = l > hi ? l : hi;
+            if (x > 2) {
+                double d = fabs(l - render_luma(&a, x - 1, 24));
+                step = d > step ? d : step;
+            }
+        }
+        CHECK(hi - lo > 15.0, "no bank in the mirror: luma %.1f..%.1f", lo,
+              hi);
+        CHECK(step < 0.25 * (hi - lo),
+              "the mirror jumps %.1f of %.1f between two pixels", step,
+              hi - lo);
+    }
+    wg_image_free(&a);
+    wg_fields_free(&f);
+}
+
 WG_TEST(render_map_puts_features_where_they_are)
 {
     /* 200x200 pixels for the 6x6 world: pixel p's centre is at world
