@@ -608,6 +608,24 @@ static int check_outputs_distinct(const settings *s)
                                outs[i].opt);
         }
     }
+    /* Any other output that is standard error's file (--json /dev/stderr,
+     * --out - 2>&1 into one file or pipe): worldgen's warnings and errors
+     * go there whatever -q says, and a warning had been written into the
+     * JSON or the map, with exit 0.  Not where standard error is a sink
+     * such as /dev/null, which nothing reads (wg_outfile_is_stderr). */
+    for (int i = 0; i < nouts; i++) {
+        const char *p = outs[i].path;
+        if (p && wg_outfile_is_stderr(p))
+            return usage_error(
+                wg_outfile_is_stdout(p)
+                    ? "--%s %s: standard output is standard error's file "
+                      "too (2>&1), where worldgen writes its warnings and "
+                      "errors; send one of them elsewhere"
+                    : "--%s %s: that is standard error, where worldgen "
+                      "writes its warnings and errors; send --%s to a file "
+                      "or to standard output (-)",
+                outs[i].opt, p, outs[i].opt);
+    }
     /* Likewise an output that is standard output's file while the tables
      * go there (--json f > f): the output, renamed into place, replaced
      * the file the tables were written into, and they were lost, with
@@ -1320,8 +1338,9 @@ static void settle_picture(settings *s)
 }
 
 /* Binary data on a terminal is garbage on the screen and can leave the
- * terminal in a strange state: no binary output to standard output when
- * it is one.  Returns -1 to go on, or EXIT_USAGE after printing why. */
+ * terminal in a strange state: no binary output to a terminal, standard
+ * output or any other (/dev/stderr, /dev/tty: only standard output's had
+ * been refused).  Returns -1 to go on, or EXIT_USAGE after printing why. */
 static int check_binary_stdout(const settings *s)
 {
     const struct { const char *opt, *path, *what; } bins[] = {
@@ -1331,13 +1350,18 @@ static int check_binary_stdout(const settings *s)
         {"sedimentmap", s->sedimentmap, "a binary sediment map"},
         {"gltf", s->gltf, "binary glTF"},
     };
-    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++)
-        if (bins[i].path && wg_outfile_is_stdout(bins[i].path) &&
-            isatty(STDOUT_FILENO))
+    for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
+        if (!bins[i].path || !wg_outfile_is_terminal(bins[i].path))
+            continue;
+        if (wg_outfile_is_stdout(bins[i].path))
             return usage_error("--%s %s: standard output is a terminal; "
                                "worldgen does not write %s to it (redirect "
                                "it to a file or a pipe)", bins[i].opt,
                                bins[i].path, bins[i].what);
+        return usage_error("--%s %s: that is a terminal; worldgen does not "
+                           "write %s to one (give a file or a pipe)",
+                           bins[i].opt, bins[i].path, bins[i].what);
+    }
     return -1;
 }
 

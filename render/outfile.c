@@ -1433,6 +1433,35 @@ int wg_outfile_is_device(const char *path)
            (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
 }
 
+int wg_outfile_is_stderr(const char *path)
+{
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) != 0 ||
+        (S_ISCHR(st.st_mode) && !isatty(STDERR_FILENO)))
+        return 0;
+    return wg_outfile_same(path, "/dev/stderr");
+}
+
+int wg_outfile_is_terminal(const char *path)
+{
+    outfile_target t;
+    struct stat st;
+    if (outfile_resolve(path, &t) != 0)
+        return 0;
+    if (t.fd >= 0)
+        return isatty(t.fd);
+    /* Only a character device is opened to ask (a FIFO would wait, a
+     * file has nothing to say). */
+    if (stat(t.name, &st) != 0 || !S_ISCHR(st.st_mode))
+        return 0;
+    int fd = open(t.name, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    int tty = isatty(fd);
+    close(fd);
+    return tty;
+}
+
 int wg_outfile_is_stdout(const char *path)
 {
     outfile_target t;

@@ -128,6 +128,16 @@ int wg_outfile_same(const char *a, const char *b);
  * /dev/fd/1, /proc/self/fd/1, or a link to one of them? */
 int wg_outfile_is_stdout(const char *path);
 
+/* Does 'path' name a terminal: a descriptor of ours that is one
+ * (/dev/stderr on a terminal), or a terminal device (/dev/tty, a
+ * /dev/pts/N), links followed?  Nothing is written to find out. */
+int wg_outfile_is_terminal(const char *path);
+
+/* Is 'path' standard error's file (wg_outfile_same), where the run's
+ * messages go, and standard error something that is read: not a sink such
+ * as /dev/null (a character device other than a terminal)? */
+int wg_outfile_is_stderr(const char *path);
+
 /* The descriptor of ours that 'path' names ("-": 1, /dev/fd/N, a link
  * to one), or -1 where it names none. */
 int wg_outfile_descriptor(const char *path);

@@ -441,7 +441,9 @@ WG_TEST(hostile_other_users_link_in_a_sticky_folder_is_not_followed)
 
 /* A name that means a descriptor is written to that descriptor, and a
  * device or FIFO in place: /dev/stdout used to be renamed over (as root,
- * the link in /dev itself was replaced by the picture). */
+ * the link in /dev itself was replaced by the picture).  (Standard
+ * error's is refused: hostile_output_on_standard_error_beside_the_tables
+ * _is_refused.) */
 WG_TEST(hostile_output_to_descriptors_and_devices)
 {
     wg_cli c = hostile_sh(
@@ -452,8 +454,8 @@ WG_TEST(hostile_output_to_descriptors_and_devices)
         "$W $A --out /dev/fd/1 > c.png; cmp -s ref.png c.png && echo fd1; "
         "$W $A --out /proc/self/fd/1 | cat > d.png; cmp -s ref.png d.png && echo proc-fd1; "
         "$W $A --out /dev/fd/3 3> e.png; cmp -s ref.png e.png && echo fd3; "
-        "ln -s /dev/stderr to-stderr.png; $W $A --out to-stderr.png 2> f.png; "
-        "cmp -s ref.png f.png && echo stderr; "
+        "ln -s /dev/fd/4 to-fd4.png; $W $A --out to-fd4.png 4> f.png; "
+        "cmp -s ref.png f.png && echo link-to-fd4; "
         "ln -s /dev/stdout to-stdout.png; $W $A --out to-stdout.png > g.png; "
         "test -L to-stdout.png && cmp -s ref.png g.png && echo link-to-stdout; "
         "mkfifo fifo; cat fifo > h.png & $W $A --out fifo; wait; "
@@ -461,7 +463,7 @@ WG_TEST(hostile_output_to_descriptors_and_devices)
         "$W $A --out /dev/null && test -c /dev/null && echo null; "
         "test -L /dev/stdout && test -L /dev/fd && echo dev-intact; "
         "ls -A | grep -c tmp-");
-    CHECK(strcmp(c.out, "stdout-file\nstdout-pipe\nfd1\nproc-fd1\nfd3\nstderr\n"
+    CHECK(strcmp(c.out, "stdout-file\nstdout-pipe\nfd1\nproc-fd1\nfd3\nlink-to-fd4\n"
                         "link-to-stdout\nfifo\nnull\ndev-intact\n0\n") == 0,
           "%s %s", c.out, c.err);
     wg_cli_free(&c);
@@ -1219,7 +1221,9 @@ WG_TEST(hostile_lost_tables_on_stderr_fail_the_run)
  * output that is standard error's file too (--json /dev/stderr, or --out
  * - with 2>&1 into one file or pipe) is a usage error, before anything is
  * written; the tables (or --histogram's figures) had gone into it, a PNG
- * or a JSON no reader takes, with exit 0.  With -q there are none, and
+ * or a JSON no reader takes, with exit 0.  With -q too: the run's warnings
+ * and errors go there whatever -q says (--json /dev/stderr --azimuth 5
+ * had begun the JSON with the warning that --azimuth does nothing).
  * /dev/null (a device) is no file the two share. */
 WG_TEST(hostile_output_on_standard_error_beside_the_tables_is_refused)
 {
@@ -1234,12 +1238,20 @@ WG_TEST(hostile_output_on_standard_error_beside_the_tables_is_refused)
         "standard output; leave out --histogram, or send --out to a file\"; "
         "$W --size 16 --mesh scalar --width 16 --height 16 --out - --json /dev/stderr "
         "> j.png 2> j.json; echo $? $(wc -c < j.png); "
-        "$W $A --out - > q.png 2>&1; echo $?; cmp q.png ref.png && echo same; "
+        "$W $A --out - > q.png 2>&1; echo $?; grep -c '^worldgen: --out -: standard "
+        "output is standard error.s file too (2>&1), where worldgen writes its warnings "
+        "and errors; send one of them elsewhere' q.png; "
+        "$W $A --no-image --json /dev/stderr --azimuth 5 2> j2.json; echo $?; "
+        "grep -c '^worldgen: --json /dev/stderr: that is standard error, where worldgen "
+        "writes its warnings and errors; send --json to a file or to standard output (-)' "
+        "j2.json; $W $A --out - 2>/dev/null > q2.png; cmp q2.png ref.png && echo same; "
         "$W --size 16 --mesh scalar --width 16 --height 16 --out - > /dev/null 2>&1; echo $?");
     CHECK(strcmp(c.out, "2\n1\n"
                         "1\n"
                         "2 0\n"
-                        "0\nsame\n"
+                        "2\n1\n"
+                        "2\n1\n"
+                        "same\n"
                         "0\n") == 0,
           "%s %s", c.out, c.err);
     wg_cli_free(&c);

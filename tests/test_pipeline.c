@@ -217,6 +217,22 @@ WG_TEST(pipeline_binary_output_to_a_terminal_is_refused)
               "%s: %d %s", args[i], c.status, c.out);
         wg_cli_free(&c);
     }
+    /* Nor to a terminal by another name: standard error's (/dev/stderr,
+     * which only standard output's check had let through) or /dev/tty. */
+    static const char *const others[] = {
+        "--no-image --heightmap /dev/stderr --heightmap-format pfm",
+        "--gltf /dev/tty"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "script -qec './worldgen --size 16 %s' "
+                 "/dev/null", others[i]);
+        wg_cli c = wg_cli_sh(cmd);
+        CHECK(c.status == 2 && strstr(c.out, "that is a terminal; worldgen "
+                                             "does not write") &&
+                  !strstr(c.out, "Pf\r\n") && !strstr(c.out, "JSON{"),
+              "%s: %d %s", others[i], c.status, c.out);
+        wg_cli_free(&c);
+    }
     /* JSON is text: fine on a terminal. */
     wg_cli c = wg_cli_sh("script -qec './worldgen --size 16 --json - -q' "
                          "/dev/null");
