@@ -76,7 +76,7 @@ static double cgroup_left(const char *root, const char *group,
  * says which. */
 static double available_bytes(const char **limit)
 {
-    *limit = "this machine has %.2f GiB available";
+    *limit = "this machine has %s available";
     FILE *fp = fopen("/proc/meminfo", "r");
     char line[4096];
     unsigned long long kib = 0;
@@ -109,7 +109,7 @@ static double available_bytes(const char **limit)
                                "memory.limit_in_bytes", "memory.usage_in_bytes");
         if (left >= 0 && left < have) {
             have = left;
-            *limit = "its control group lets it have %.2f GiB more";
+            *limit = "its control group lets it have %s more";
         }
     }
     if (fp)
@@ -128,21 +128,34 @@ static double available_bytes(const char **limit)
         left = left > 0 ? left : 0;
         if (left < have) {
             have = left;
-            *limit = "its address space limit (ulimit -v) leaves %.2f GiB";
+            *limit = "its address space limit (ulimit -v) leaves %s";
         }
     }
     return have;
 }
 
-/* available_bytes, and what limits it in words ("this machine has 1.2
+/* A memory size in words, in buf[32]: GiB to two places from 1 GiB up,
+ * else MiB to one ("needs 0.04 GiB ... leaves 0.04 GiB" had hidden why
+ * a small world was refused under ulimit -v). */
+static const char *memory_text(double bytes, char buf[32])
+{
+    if (bytes >= 1073741824.0)
+        snprintf(buf, 32, "%.2f GiB", bytes / 1073741824.0);
+    else
+        snprintf(buf, 32, "%.1f MiB", bytes / 1048576.0);
+    return buf;
+}
+
+/* available_bytes, and what limits it in words ("this machine has 1.20
  * GiB available") in left[128]. */
 static double memory_left(char left[128])
 {
     const char *limit;
+    char size[32];
     double have = available_bytes(&limit);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(left, 128, limit, have / 1073741824.0);
+    snprintf(left, 128, limit, memory_text(have, size));
 #pragma GCC diagnostic pop
     return have;
 }
@@ -193,11 +206,12 @@ static int check_memory(const settings *s, const wg_job *job,
                              "need less)"
         : steps ? " (--hydraulic 0 needs less)"
                 : "";
+    char size[32];
     wg_job_describe(job, what, sizeof what);
-    say("--size %" PRIu32 "%s%s needs %.2f GiB for "
+    say("--size %" PRIu32 "%s%s needs %s for "
         "the fields of %s; %s%s",
         s->world.size, s->region_arg ? " --region " : "",
-        s->region_arg ? s->region_arg : "", need / 1073741824.0, what,
+        s->region_arg ? s->region_arg : "", memory_text(need, size), what,
         left, less);
     return 1;
 }
@@ -360,11 +374,12 @@ static int write_picture(const settings *s, const wg_fields *f,
          * rows), and the PNG's rows. */
         double need = wg_render_memory(&o, f->n) +
                       (double)s->render.width * s->render.height * 3.0;
-        char left[128];
+        char left[128], size[32];
         if (need > memory_left(left)) {
             say("a %" PRIu32 "x%" PRIu32 " picture at "
-                "--aa %" PRIu32 " needs %.2f GiB; %s", s->render.width,
-                s->render.height, s->render.aa, need / 1073741824.0, left);
+                "--aa %" PRIu32 " needs %s; %s", s->render.width,
+                s->render.height, s->render.aa, memory_text(need, size),
+                left);
             return 1;
         }
         wg_render_stats rs;
