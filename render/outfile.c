@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +80,16 @@ static int outfile_dataset[OUTFILE_SLOTS];
 /* The regular files written in place (a descriptor's, standard output's),
  * which are the run's outputs too when the rasters' companions are
  * removed: --json - >h.tif.aux.xml. */
-static struct { dev_t dev; ino_t ino; } outfile_direct[OUTFILE_SLOTS];
+static struct {
+    dev_t dev;
+    ino_t ino;
+    int fd;      /* the descriptor of ours it came by (1: standard output),
+                  * or -1: opened by name (another process's descriptor) */
+    off_t start; /* its size (appending) or offset when first written */
+} outfile_direct[OUTFILE_SLOTS];
 static int outfile_ndirect;
+/* The run's held set is in place (wg_outfile_commit_held succeeded). */
+static int outfile_committed;
 
 /* Commits held back for the end of the run (wg_outfile_hold): the slots
  * of the files committed since, in order. */
@@ -335,8 +344,10 @@ int wg_outfile_descriptor(const char *path)
 /* ---- opening ----------------------------------------------------------- */
 
 /* Note the file descriptor fd writes, where it is a regular one, as
- * written in place (outfile_direct). */
-static void outfile_note_direct(int fd)
+ * written in place (outfile_direct); 'ours' is the descriptor of ours it
+ * came by, which stays open to the end (-1: none), and where the file
+ * stands now, for wg_outfile_abort_held to cut it back to. */
+static void outfile_note_direct(int fd, int ours)
 {
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -346,8 +357,13 @@ static void outfile_note_direct(int fd)
             outfile_direct[i].ino == st.st_ino)
             return;
     if (outfile_ndirect < OUTFILE_SLOTS) {
+        int fl = fcntl(fd, F_GETFL);
+        off_t at = fl >= 0 && (fl & O_APPEND) ? st.st_size
+                                             : lseek(fd, 0, SEEK_CUR);
         outfile_direct[outfile_ndirect].dev = st.st_dev;
-        outfile_direct[outfile_ndirect++].ino = st.st_ino;
+        outfile_direct[outfile_ndirect].ino = st.st_ino;
+        outfile_direct[outfile_ndirect].fd = at >= 0 ? ours : -1;
+        outfile_direct[outfile_ndirect++].start = at;
     }
 }
 
@@ -358,7 +374,7 @@ static int outfile_use_fd(wg_outfile *o, int fd, char *err)
     if (fd == 1) {
         o->fp = stdout;
         o->how = OUT_STDOUT;
-        outfile_note_direct(1);
+        outfile_note_direct(1, 1);
         return 0;
     }
     int fl = fcntl(fd, F_GETFL);
@@ -378,7 +394,7 @@ static int outfile_use_fd(wg_outfile *o, int fd, char *err)
         return wg_fail(err, "%s", strerror(e));
     }
     o->how = OUT_DIRECT;
-    outfile_note_direct(dup);
+    outfile_note_direct(dup, fd);
     return 0;
 }
 
@@ -396,7 +412,7 @@ static int outfile_in_place(wg_outfile *o, const char *name, char *err)
         return wg_fail(err, "%s", strerror(e));
     }
     o->how = OUT_DIRECT;
-    outfile_note_direct(fd);
+    outfile_note_direct(fd, -1);
     return 0;
 }
 
@@ -1156,8 +1172,10 @@ int wg_outfile_commit_held(char *err)
     outfile_holding = 0;
     outfile_nheld = 0;
     int e = outfile_place(k, n, &bad, &lost);
-    if (e == 0)
+    if (e == 0) {
+        outfile_committed = 1;
         return 0;
+    }
     char shown[WG_PATH_SHOWN + 1], why[160] = "";
     if (outfile_why)
         snprintf(why, sizeof why, " (%s)", outfile_why);
@@ -1178,6 +1196,31 @@ void wg_outfile_abort_held(void)
         outfile_drop(outfile_held[j]);
     outfile_nheld = 0;
     outfile_holding = 0;
+    if (outfile_committed)
+        return;
+    /* The regular files written in place, through a descriptor the shell
+     * opened (> f, >> log, 7> f), cannot be renamed into place with the
+     * others: cut back to where they stood, so that a failed run leaves
+     * no half of a map in them (a full disk had left 64 KiB of a PFM in
+     * the file standard output was, and appended it to a log).  What
+     * stdio still holds for standard output is dropped, or its close
+     * would write it after the cut. */
+    for (int i = 0; i < outfile_ndirect; i++) {
+        int fd = outfile_direct[i].fd;
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_dev != outfile_direct[i].dev ||
+            st.st_ino != outfile_direct[i].ino)
+            continue;
+        if (fd == 1)
+            __fpurge(stdout);
+        if (st.st_size > outfile_direct[i].start &&
+            ftruncate(fd, outfile_direct[i].start) == 0) {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl >= 0 && !(fl & O_APPEND))
+                lseek(fd, outfile_direct[i].start, SEEK_SET);
+        }
+    }
 }
 
 int wg_outfile_probe(const char *path, char *err)

@@ -1392,6 +1392,31 @@ WG_TEST(hostile_signal_during_the_renames_changes_nothing)
     wg_cli_free(&c);
 }
 
+/* A failed run cuts the regular files it wrote in place, through a
+ * descriptor the shell opened (> f, >> log, 7> f), back to where they
+ * stood: they cannot be renamed into place with the others, and a full
+ * disk had left 64 KiB of a PFM in standard output's file (appended to a
+ * log with >>).  The run fails here at its last rename (the test hook
+ * WORLDGEN_FAULT=rename); without it, the same files are whole. */
+WG_TEST(hostile_failed_run_cuts_its_descriptors_files_back)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p cutback && cd cutback && W=../worldgen "
+        "A='--size 16 --mesh scalar -q --no-image --json j.json --heightmap h.pfm'; "
+        "WORLDGEN_FAULT=rename $W $A --watermap - --heightmap-format pfm > w.pfm; "
+        "echo $? $(wc -c < w.pfm); echo 'line one' > log; "
+        "WORLDGEN_FAULT=rename $W $A --watermap - --heightmap-format pfm >> log; "
+        "echo $?; cat log; "
+        "WORLDGEN_FAULT=rename $W $A --watermap /dev/fd/7 --heightmap-format pfm 7> s.pfm; "
+        "echo $? $(wc -c < s.pfm); "
+        "$W $A --watermap - --heightmap-format pfm >> log; echo $?; head -n 2 log; "
+        "ls -A");
+    CHECK(strcmp(c.out, "1 0\n1\nline one\n1 0\n0\nline one\nPf\n"
+                        "h.pfm\nh.pfm.hdr\nj.json\nlog\ns.pfm\nw.pfm\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A limit on processes (ulimit -u, a control group's pids.max) that lets
  * no thread start: the openmp backend is not available, saying why and
  * the --threads that can run, instead of libgomp's "Thread creation
