@@ -236,6 +236,8 @@ int wg_geotiff_available(void)
 typedef struct tif_io {
     FILE *fp;
     int werr;        /* errno of the first failed write or seek */
+    int oom;         /* an allocation failed (ENOMEM at a complaint, or
+                      * the TIFF in memory could not grow) */
     char msg[200];   /* libtiff's first complaint */
 } tif_io;
 
@@ -301,6 +303,10 @@ static int tif_complaint(TIFF *tif, void *user, const char *module,
 {
     (void)tif;
     tif_io *io = user;
+    /* A complaint of an allocation that failed ("No space for output
+     * buffer") leaves ENOMEM: said as that, not as a full disk. */
+    if (errno == ENOMEM)
+        io->oom = 1;
     if (!io->msg[0]) {
         int k = snprintf(io->msg, sizeof io->msg, "%s: ",
                          module ? module : "libtiff");
@@ -334,6 +340,9 @@ static void tif_init(void)
                  "cannot load libgeotiff: %s%s", why,
                  strstr(why, "cannot open shared object file: No such file")
                      ? " (is libgeotiff5 installed?)"
+                 : strstr(why, "failed to map segment")
+                     ? " (out of memory to map it: an address space limit, "
+                       "ulimit -v?)"
                      : "");
         return;
     }
@@ -477,8 +486,10 @@ static tmsize_t tif_mem_write(thandle_t h, void *buf, tmsize_t len)
         while (cap < end)
             cap *= 2;
         uint8_t *grown = realloc(m->buf, cap);
-        if (!grown)
+        if (!grown) {
+            m->io.oom = 1; /* libtiff says only "Write error" */
             return 0;
+        }
         m->buf = grown;
         m->cap = cap;
     }
@@ -668,9 +679,13 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
             wg_parallel(j->parts, tif_batch_part, j);
             unsigned failed = atomic_load(&j->failed);
             if (failed) {
-                const char *why = j->mem[failed - 1].io.msg;
-                snprintf(io.msg, sizeof io.msg, "%s",
-                         why[0] ? why : "out of memory");
+                const tif_io *t = &j->mem[failed - 1].io;
+                if (!t->msg[0] || t->oom)
+                    snprintf(io.msg, sizeof io.msg, "out of memory%s%s%s",
+                             t->msg[0] ? " (libtiff: " : "", t->msg,
+                             t->msg[0] ? ")" : "");
+                else
+                    snprintf(io.msg, sizeof io.msg, "%s", t->msg);
                 ok = 0;
             }
             for (uint32_t k = 0; k < j->count; k++) {
@@ -703,6 +718,10 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
     if (io.werr)
         return wg_fail(err, "%s%s%s", where ? where : "", where ? ": " : "",
                        strerror(io.werr));
+    if (io.oom)
+        return wg_fail(err, "out of memory%s%s%s",
+                       io.msg[0] ? " (libtiff: " : "", io.msg,
+                       io.msg[0] ? ")" : "");
     return wg_fail(err, "%s", io.msg[0] ? io.msg : "libtiff failed");
 }
 

@@ -1669,6 +1669,37 @@ WG_TEST(hostile_tmpdir_of_a_piped_tiff_is_tried_first)
     wg_cli_free(&c);
 }
 
+/* A GeoTIFF that cannot be written for want of memory (an address space
+ * limit) says so: libtiff's own words ("TIFFAppendToStrip: Write error at
+ * scanline 0", "TIFFWriteBufferSetup: No space for output buffer") had
+ * read as a full disk.  Limits from one that refuses the world up front
+ * to one that writes it: every failure that names libtiff says out of
+ * memory, and some fail there (the window between the fields and the
+ * TIFF's buffers fitting). */
+WG_TEST(hostile_geotiff_out_of_memory_says_so)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = hostile_sh(
+        "mkdir -p tifmem && cd tifmem; for v in $(seq 70000 3000 130000); do "
+        "(ulimit -v $v; exec ../worldgen --size 1024 --hydraulic 5 --erosion 2 -q "
+        "--threads 1 --no-image --normalmap n.tif) 2>&1; done");
+    int tiff = 0, bad = 0;
+    for (const char *l = c.out; l && *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)len, l);
+        if (strstr(line, "libtiff") || strstr(line, "TIFF")) {
+            tiff += strstr(line, "cannot write 'n.tif': out of memory (libtiff: ") != NULL;
+            bad += strstr(line, "out of memory") == NULL;
+        }
+        l = e ? e + 1 : NULL;
+    }
+    CHECK(bad == 0 && tiff > 0, "%d said otherwise, %d out of memory: %s", bad, tiff,
+          c.out);
+    wg_cli_free(&c);
+}
+
 /* OMP_STACKSIZE (or GOMP_STACKSIZE) too large for a thread to start with:
  * libgomp's pthread_create failed and it exited, "Thread creation failed:
  * Resource temporarily unavailable", whatever --mesh said (auto chose
