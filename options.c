@@ -210,6 +210,56 @@ static void usage(FILE *fp)
 "See worldgen(1) for the formats and examples.\n");
 }
 
+/* The --help entry of the long option whose code is 'val', on one line
+ * ("--size N vertices per side, 2..65536, ... (default 512)"), in
+ * buf[len], for the message of an option given without its value, which
+ * had named no range; empty where there is none. */
+static void option_help(int val, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    const char *name = NULL;
+    for (size_t i = 0; long_opts[i].name && !name; i++)
+        if (long_opts[i].val == val && long_opts[i].has_arg)
+            name = long_opts[i].name;
+    char *text = NULL, key[64];
+    size_t n = 0;
+    FILE *m = name ? open_memstream(&text, &n) : NULL;
+    if (!m)
+        return;
+    usage(m);
+    if (fclose(m) != 0 || !text) {
+        free(text);
+        return;
+    }
+    /* At the start of an entry: "      --name" or "  -x, --name". */
+    snprintf(key, sizeof key, "\n      --%s ", name);
+    const char *at = strstr(text, key);
+    if (!at) {
+        snprintf(key, sizeof key, ", --%s ", name);
+        at = strstr(text, key);
+    }
+    at = at ? strstr(at, "--") - 1 : NULL;
+    size_t k = 0;
+    /* To the next option's line (a '-' in its first columns) or a blank. */
+    for (const char *p = at ? at + 1 : NULL; p && *p && k + 1 < len; p++) {
+        if (*p == '\n') {
+            const char *q = p + 1;
+            while (*q == ' ')
+                q++;
+            if (*q == '\n' || *q == '\0' || (*q == '-' && q - p <= 8))
+                break;
+        }
+        int blank = *p == ' ' || *p == '\n';
+        if (blank && (k == 0 || buf[k - 1] == ' '))
+            continue;
+        buf[k++] = blank ? ' ' : *p;
+    }
+    while (k > 0 && buf[k - 1] == ' ')
+        k--;
+    buf[k] = '\0';
+    free(text);
+}
+
 /* Parse a whole unsigned number, decimal or 0x hex, in [min, max].  Refuses
  * an empty value, signs, spaces, trailing characters and overflow.  Returns
  * 0, or EXIT_USAGE after printing why. */
@@ -1225,8 +1275,12 @@ static int read_options(int argc, char **argv, settings *s, int *action)
             s->given[k] = 1;
             s->value[k] = optarg;
         }
-        if (c == ':')
-            return usage_error("option '%s' needs a value", argv[optind - 1]);
+        if (c == ':') {
+            char help[400];
+            option_help(optopt, help, sizeof help);
+            return usage_error("option '%s' needs a value%s%s",
+                               argv[optind - 1], help[0] ? ": " : "", help);
+        }
         int rc = parse_world_option(s, c, optarg);
         if (rc == NOT_MINE)
             rc = parse_backend_option(s, c, optarg);

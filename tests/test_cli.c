@@ -70,7 +70,12 @@ WG_TEST(cli_bad_numbers_are_refused_by_name)
                                         "(valid: .pfm, .png, .r16 or .raw, .tif or .tiff, "
                                         "in any case;"},
         {{"--heightmap", "-"}, 2, "--heightmap -: give the format with --heightmap-format"},
-        {{"--size"}, 2, "option '--size' needs a value"},
+        {{"--size"}, 2, "option '--size' needs a value: --size N vertices per side, "
+                        "2..65536, or up to 1048577 with --region (default 512)\n"},
+        /* Its own help entry, not one that mentions it (--region's). */
+        {{"-q", "--json"}, 2, "option '--json' needs a value: --json FILE the timings"},
+        {{"--sea"}, 2, "option '--sea' needs a value: --sea-level H the sea's height, "
+                       "0..1 (default 0.25)\n"},
         {{"--bogus"}, 2, "unknown option '--bogus'"},
         {{"-x"}, 2, "unknown option '-x'"},
         {{"stray"}, 2, "unexpected argument 'stray'"},
