@@ -202,35 +202,30 @@ WG_TEST(pipeline_render_block_only_with_a_picture_or_a_file)
 
 WG_TEST(pipeline_binary_output_to_a_terminal_is_refused)
 {
-    /* script(1) gives worldgen a terminal for standard output. */
-    static const char *const args[] = {
-        "--out -", "--heightmap - --heightmap-format png",
-        "--watermap /dev/stdout --heightmap-format r16 --no-image",
-        "--gltf -"};
-    for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
+    /* script(1) gives worldgen a terminal for standard output, and
+     * standard error: refused by any name, standard error's (/dev/stderr,
+     * which only standard output's check had let through) or /dev/tty,
+     * and nothing of the file written (a PNG's, a PFM's or a GLB's
+     * first bytes). */
+    static const struct { const char *args, *says; } cases[] = {
+        {"--out -", "standard output is a terminal"},
+        {"--heightmap - --heightmap-format png", "standard output is a terminal"},
+        {"--watermap /dev/stdout --heightmap-format r16 --no-image",
+         "standard output is a terminal"},
+        {"--gltf -", "standard output is a terminal"},
+        {"--no-image --heightmap /dev/stderr --heightmap-format pfm",
+         "that is a terminal; worldgen does not write"},
+        {"--gltf /dev/tty", "that is a terminal; worldgen does not write"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "script -qec './worldgen --size 16 %s' "
-                 "/dev/null", args[i]);
+                 "/dev/null", cases[i].args);
         wg_cli c = wg_cli_sh(cmd);
-        CHECK(c.status == 2 && strstr(c.out, "standard output is a terminal") &&
-              !strstr(c.out, "PNG\r\n"),
-              "%s: %d %s", args[i], c.status, c.out);
-        wg_cli_free(&c);
-    }
-    /* Nor to a terminal by another name: standard error's (/dev/stderr,
-     * which only standard output's check had let through) or /dev/tty. */
-    static const char *const others[] = {
-        "--no-image --heightmap /dev/stderr --heightmap-format pfm",
-        "--gltf /dev/tty"};
-    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "script -qec './worldgen --size 16 %s' "
-                 "/dev/null", others[i]);
-        wg_cli c = wg_cli_sh(cmd);
-        CHECK(c.status == 2 && strstr(c.out, "that is a terminal; worldgen "
-                                             "does not write") &&
-                  !strstr(c.out, "Pf\r\n") && !strstr(c.out, "JSON{"),
-              "%s: %d %s", others[i], c.status, c.out);
+        CHECK(c.status == 2 && strstr(c.out, cases[i].says) &&
+                  !strstr(c.out, "PNG\r\n") && !strstr(c.out, "Pf\r\n") &&
+                  !strstr(c.out, "JSON{"),
+              "%s: %d %s", cases[i].args, c.status, c.out);
         wg_cli_free(&c);
     }
     /* JSON is text: fine on a terminal. */

@@ -1202,6 +1202,19 @@ static float render_lake_water(float x, float z)
     return render_lake_bank(x, z) > 0.3f ? 0.0f : 0.05f;
 }
 
+/* The camera of the mirror's tests: south, at the water's surface at the
+ * centre from 10 degrees up, 64x48 pixels, a narrow lens; the sun in the
+ * east. */
+static wg_render_opts render_mirror_view(void)
+{
+    wg_render_opts o = wg_render_defaults;
+    o.width = 64, o.height = 48, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 0, .elevation = 10, .distance = 3,
+                        .fov = 10, .look = 0.35f};
+    o.sun_azimuth = 90, o.sun_elevation = 20;
+    return o;
+}
+
 WG_TEST(render_water_mirrors_a_bank)
 {
     /* Water seen at a grazing angle mirrors what stands in the mirror
@@ -1217,11 +1230,7 @@ WG_TEST(render_water_mirrors_a_bank)
                             &open) == 0);
     CHECK(render_hand_world(129, render_lake_bank, render_lake_water,
                             &bank) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = 64, o.height = 48, o.aa = 1;
-    o.cam = (wg_camera){.azimuth = 0, .elevation = 10, .distance = 3,
-                        .fov = 10, .look = 0.35f};
-    o.sun_azimuth = 90, o.sun_elevation = 20;
+    wg_render_opts o = render_mirror_view();
     wg_image a = {0}, b = {0};
     wg_render_stats rs;
     char err[WG_ERR_LEN];
@@ -1275,11 +1284,7 @@ WG_TEST(render_water_mirror_is_gradual)
     wg_fields f;
     CHECK(render_hand_world(129, render_lake_ramp, render_lake_ramp_water,
                             &f) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = 64, o.height = 48, o.aa = 1;
-    o.cam = (wg_camera){.azimuth = 0, .elevation = 10, .distance = 3,
-                        .fov = 10, .look = 0.35f};
-    o.sun_azimuth = 90, o.sun_elevation = 20;
+    wg_render_opts o = render_mirror_view();
     wg_image a = {0};
     wg_render_stats rs;
     char err[WG_ERR_LEN];
