@@ -691,8 +691,8 @@ static int check_outputs_distinct(const settings *s)
     return -1;
 }
 
-/* WORLDGEN_FAULT's forms: 'rename', 'signal', 'kill', 'show', or a backend's name,
- * alone (a height) or with ':water' (a water depth). */
+/* WORLDGEN_FAULT's forms: 'rename', 'signal', 'kill', 'show', or a
+ * backend's name, alone (a height) or with ':water' (a water depth). */
 static int fault_known(const char *v)
 {
     if (strcmp(v, "rename") == 0 || strcmp(v, "signal") == 0 ||
