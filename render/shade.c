@@ -692,15 +692,20 @@ static inline float shade_mirror(const shade_ctx *c, float x, float y,
     return cover;
 }
 
+/* The sun's light on a slope (the cosine to the ground's own normal) below
+ * which the orbit view's relief fades, to none where the sun grazes the
+ * slope or leaves it (shade_surface). */
+#define SHADE_RELIEF_TERMINATOR 0.35f
+
 /* The lit colour of the ground g, the sun reaching it by 'lit', and of
  * the water over it seen along the unit direction 'dir': 'rise' is the
  * water's surface drawn less the ground (shade_water_at), its depth where
  * positive, the ground's height above the water's level where negative.
- * The orbit view and the map share it. */
+ * The orbit view and the map share it; 'orbit' says which. */
 static inline __attribute__((always_inline)) wg_rgb
 shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
                             float rise, float film, const float dir[3],
-                            float foot)
+                            float foot, int orbit)
 {
     const float d = rise > 0.0f ? rise : 0.0f;
     /* The ground's material sees the water drawn over it, not the water
@@ -735,7 +740,29 @@ shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
         float l = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         n[0] *= l, n[1] *= l, n[2] *= l;
     }
-    wg_relief(g, d, foot, n);
+    /* In the orbit view the relief's tilt fades where the sun grazes the
+     * slope: there a tilt of a few degrees turned the sun's light on and
+     * off, and a slope facing from a low sun (--distance 2 --elevation 30
+     * --azimuth 215 --look 0.1, the default 20 degree sun) was covered in
+     * dark blotches the noise's size, a leopard's coat drawn out down the
+     * slope.  The map, seen from above, keeps it: there it is the
+     * hillshade's texture on the shaded side. */
+    float k = 1.0f;
+    if (orbit) {
+        const float *sun = c->p->sun;
+        k = wg_smoothstep((n[0] * sun[0] + n[1] * sun[1] + n[2] * sun[2]) *
+                          (1.0f / SHADE_RELIEF_TERMINATOR));
+    }
+    if (k >= 1.0f) {
+        wg_relief(g, d, foot, n);
+    } else if (k > 0.0f) {
+        const float b[3] = {n[0], n[1], n[2]};
+        wg_relief(g, d, foot, n);
+        for (int i = 0; i < 3; i++)
+            n[i] = b[i] + (n[i] - b[i]) * k;
+        float l = 1.0f / sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        n[0] *= l, n[1] *= l, n[2] *= l;
+    }
     wg_rgb col = wg_light(c->p, wg_albedo(&c->p->mat, &m), n, lit);
     /* The water over it is level (a river's slope is too gentle to show
      * in its reflection). */
@@ -893,7 +920,7 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
         float depth = d[0] * c->v->fwd[0] + d[1] * c->v->fwd[1] +
                       d[2] * c->v->fwd[2];
         col = shade_surface(c, &g, lit, rise, film, unit,
-                            depth * (float)c->aa / c->v->focal);
+                            depth * (float)c->aa / c->v->focal, 1);
     } else {
         /* The block's sides, a cut through the ground: a band of soil
          * under the surface, rock below it, in faint uneven strata; the
@@ -1258,7 +1285,7 @@ static wg_rgb shade_map_sample(const shade_ctx *c, float x, float z,
     g.x = x;
     g.z = z;
     shade_water w = shade_water_at(c, cx, cy, half, u, v);
-    return shade_surface(c, &g, lit, w.rise, w.film, down, foot);
+    return shade_surface(c, &g, lit, w.rise, w.film, down, foot, 0);
 }
 
 /* shade_wet at world (x, z). */
