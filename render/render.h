@@ -512,6 +512,14 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3]);
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                 const float n[3], float lit, const wg_rgb *land);
 
+/* wg_water where the land covers a share 'cover' (0..1) of the mirror:
+ * the water mirroring *land, mixed by 'cover' with the water mirroring the
+ * sky (land is read only where cover > 0).  The parts both share (the bed
+ * through the water, the Fresnel term) are made once. */
+wg_rgb wg_water_covered(const wg_palette *p, wg_rgb bed, float d,
+                        const float dir[3], const float n[3], float lit,
+                        const wg_rgb *land, float cover);
+
 /* How far each vertex of the field clears the sight line toward the sun,
  * in one sweep across the grid from the sun's side: lit[N*N], 0 deep in
  * shadow, 255 fully lit, the edge of the shadow at 2/5 and full light from

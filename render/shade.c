@@ -149,6 +149,13 @@ wg_rgb wg_sky(const wg_palette *p, const float d[3])
 wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                 const float n[3], float lit, const wg_rgb *land)
 {
+    return wg_water_covered(p, bed, d, dir, n, lit, land, land ? 1.0f : 0.0f);
+}
+
+wg_rgb wg_water_covered(const wg_palette *p, wg_rgb bed, float d,
+                        const float dir[3], const float n[3], float lit,
+                        const wg_rgb *land, float cover)
+{
     float dn = dir[0] * n[0] + dir[1] * n[1] + dir[2] * n[2];
     float cv = -dn < 0.02f ? 0.02f : -dn > 1.0f ? 1.0f : -dn;
     /* Fresnel: Schlick's approximation with water's 2% at normal
@@ -187,8 +194,15 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
      * water and the sun along the mirrored ray too, and a lake in a
      * ridge's shadow had shown the sun's disc whole, sharp in the dark
      * water, where the glint beside it was cut off by the shadow. */
-    wg_rgb sky = land ? *land
-                 : p->sun_in_water
+    /* The land's mirror, where it covers the mirror (no glint there). */
+    wg_rgb c_land = {0.0f, 0.0f, 0.0f};
+    if (cover > 0.0f)
+        c_land = (wg_rgb){below.r * (1.0f - fres) + land->r * fres,
+                          below.g * (1.0f - fres) + land->g * fres,
+                          below.b * (1.0f - fres) + land->b * fres};
+    if (cover >= 1.0f)
+        return c_land;
+    wg_rgb sky = p->sun_in_water
                      ? shade_sky_dir(p, r, p->sun_light * lit)
                      : wg_mix(p->zenith, p->horizon,
                               expf(-r[1] * SHADE_HORIZON));
@@ -207,9 +221,8 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
     float hv[3] = {p->sun[0] - dir[0], p->sun[1] - dir[1], p->sun[2] - dir[2]};
     float hh = hv[0] * hv[0] + hv[1] * hv[1] + hv[2] * hv[2];
     float nh = hv[0] * n[0] + hv[1] * n[1] + hv[2] * n[2];
-    nh = nh > 0.0f && hh > 1e-12f && p->sun_in_water && !land
-             ? nh / sqrtf(hh)
-             : 0.0f;
+    nh = nh > 0.0f && hh > 1e-12f && p->sun_in_water ? nh / sqrtf(hh)
+                                                      : 0.0f;
     float s64 = nh;
     for (int k = 0; k < 6; k++)
         s64 *= s64;
@@ -224,7 +237,7 @@ wg_rgb wg_water(const wg_palette *p, wg_rgb bed, float d, const float dir[3],
                     p->sunlight.g * glint,
                 below.b * (1.0f - fres) + sky.b * fres +
                     p->sunlight.b * glint};
-    return c;
+    return cover > 0.0f ? wg_mix(c, c_land, cover) : c;
 }
 
 /* Linear light to 8-bit sRGB through a table over [0, SHADE_LUT_MAX): a
@@ -771,12 +784,9 @@ shade_surface(const shade_ctx *c, const wg_ground *g, float lit,
         static const float up[3] = {0.0f, 1.0f, 0.0f};
         wg_rgb land;
         float seen = shade_mirror(c, g->x, g->h + d, g->z, dir, &land);
-        wg_rgb water = wg_water(c->p, col, d, dir, up, lit,
-                                seen >= 1.0f ? &land : NULL);
-        if (seen > 0.0f && seen < 1.0f)
-            water = wg_mix(water, wg_water(c->p, col, d, dir, up, lit, &land),
-                           seen);
-        col = wg_mix(col, water, wet);
+        col = wg_mix(col,
+                     wg_water_covered(c->p, col, d, dir, up, lit, &land, seen),
+                     wet);
     }
     return col;
 }
