@@ -671,7 +671,7 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
         for (uint32_t t = 0; ok && t < j->parts; t++)
             ok = (j->tile[t] = malloc((size_t)B * B * px)) != NULL;
         if (!ok)
-            snprintf(io.msg, sizeof io.msg, "out of memory");
+            io.oom = 1;
         for (uint32_t first = 0; ok && first < tiles; first += most) {
             j->first = first;
             j->count = tiles - first < most ? tiles - first : most;
@@ -679,13 +679,10 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
             wg_parallel(j->parts, tif_batch_part, j);
             unsigned failed = atomic_load(&j->failed);
             if (failed) {
+                /* The tile's reason is the file's (said below). */
                 const tif_io *t = &j->mem[failed - 1].io;
-                if (!t->msg[0] || t->oom)
-                    snprintf(io.msg, sizeof io.msg, "out of memory%s%s%s",
-                             t->msg[0] ? " (libtiff: " : "", t->msg,
-                             t->msg[0] ? ")" : "");
-                else
-                    snprintf(io.msg, sizeof io.msg, "%s", t->msg);
+                snprintf(io.msg, sizeof io.msg, "%s", t->msg);
+                io.oom = t->oom || !t->msg[0];
                 ok = 0;
             }
             for (uint32_t k = 0; k < j->count; k++) {
