@@ -238,10 +238,11 @@ static void option_help(int val, char *buf, size_t len)
         snprintf(key, sizeof key, ", --%s ", name);
         at = strstr(text, key);
     }
-    at = at ? strstr(at, "--") - 1 : NULL;
     size_t k = 0;
-    /* To the next option's line (a '-' in its first columns) or a blank. */
-    for (const char *p = at ? at + 1 : NULL; p && *p && k + 1 < len; p++) {
+    /* From "--name" to the next option's line (a '-' in its first
+     * columns) or a blank one. */
+    for (const char *p = at ? strstr(at, "--") : NULL; p && *p && k + 1 < len;
+         p++) {
         if (*p == '\n') {
             const char *q = p + 1;
             while (*q == ' ')
@@ -1395,7 +1396,7 @@ static void settle_picture(settings *s)
  * terminal in a strange state: no binary output to a terminal, standard
  * output or any other (/dev/stderr, /dev/tty: only standard output's had
  * been refused).  Returns -1 to go on, or EXIT_USAGE after printing why. */
-static int check_binary_stdout(const settings *s)
+static int check_binary_terminal(const settings *s)
 {
     const struct { const char *opt, *path, *what; } bins[] = {
         {"out", s->out, "a PNG picture"},
@@ -1459,7 +1460,7 @@ int parse_args(int argc, char **argv, settings *s)
     char gerr[WG_ERR_LEN];
     if (s->gltf && wg_gltf_check(s->world.size, s->gltf_error, gerr) != 0)
         return usage_error("--gltf: %s", gerr);
-    rc = check_binary_stdout(s);
+    rc = check_binary_terminal(s);
     if (rc < 0)
         rc = check_require(s);
     if (rc < 0)
