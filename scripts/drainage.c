@@ -40,12 +40,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../render/stats.h" /* WG_WATER_MIN */
 #include "out.h"
 #include "pfm.h"
 
 #define DEEP 1e-3
-/* Water the picture draws (render/stats.h, WG_WATER_MIN): a lake or a river. */
-#define WET 1e-3f
+/* Water the picture draws: a lake or a river, deeper than WG_WATER_MIN. */
+#define WET(x) ((x) > WG_WATER_MIN)
 
 static const char *me = "drainage";
 
@@ -67,12 +68,12 @@ static int on_border(size_t i, unsigned n)
 }
 
 /* The cell cell i's descent goes to next: i itself for the sea, the border
- * and a pit, and, when 'w' is given, a cell holding WET or more of water. */
+ * and a pit, and, when 'w' is given, a cell whose water is WET. */
 static size_t next_cell(const float *s, const float *h, const float *w,
                         float sea, unsigned n, size_t i)
 {
     size_t x = i % n, y = i / n, to = i;
-    if (h[i] < sea || on_border(i, n) || (w && w[i] >= WET))
+    if (h[i] < sea || on_border(i, n) || (w && WET(w[i])))
         return i;
     double best = 0;
     for (int dy = -1; dy <= 1; dy++)
@@ -226,7 +227,7 @@ static void drainage(const char *name, const float *s, const float *h,
 }
 
 /* Where the water surface s leads each land cell's water, down to the
- * first cell that holds WET or more of water (w): the sea, water on land
+ * first cell whose water (w) is WET: the sea, water on land
  * (a lake or a river), the border, or a dry pit. */
 static void into_water(const float *s, const float *h, const float *w,
                        float sea, unsigned n, uint32_t *term)
@@ -245,7 +246,7 @@ static void into_water(const float *s, const float *h, const float *w,
             uint32_t end = descend(s, h, w, sea, n, term, i);
             if (h[end] < sea)
                 to_sea++;
-            else if (w[end] >= WET)
+            else if (WET(w[end]))
                 to_water++;
             else if (on_border(end, n))
                 to_border++;

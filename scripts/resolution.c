@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../render/stats.h" /* WG_WATER_MIN */
 #include "out.h"
 #include "pfm.h"
 
@@ -102,8 +103,8 @@ static int compare(const float *t1, const float *h1, const float *w1,
     printf("mean |dh| at shared vertices %.3e, mean erosion change at %u "
            "%.3e: %.1f%%\n", diff / (double)c1, n1, change / (double)c1,
            100.0 * diff / change);
-    /* 0.001: the water the picture draws (render/stats.h, WG_WATER_MIN). */
-    static const float depths[] = {0.001f, 0.003f, 0.01f};
+    /* The first: the water the picture draws. */
+    static const float depths[] = {WG_WATER_MIN, 0.003f, 0.01f};
     for (int d = 0; d < 3; d++) {
         float depth = depths[d];
         double a = wet_share(w1, c1, depth), b = wet_share(w2, c2, depth);

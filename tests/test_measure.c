@@ -333,10 +333,11 @@ static int measure_copy_resolution_sh(const char *dir, const char *worldgen)
     char cmd[8192];
     const char *src = wg_srcdir();
     int len = snprintf(cmd, sizeof cmd,
-                       "rm -rf %s && mkdir -p %s/scripts && cp "
+                       "rm -rf %s && mkdir -p %s/scripts %s/render && cp "
                        "'%s/scripts/resolution.sh' '%s/scripts/resolution.c' "
-                       "'%s/scripts/pfm.h' '%s/scripts/out.h' %s/scripts/ && ",
-                       dir, dir, src, src, src, src, dir);
+                       "'%s/scripts/pfm.h' '%s/scripts/out.h' %s/scripts/ && "
+                       "cp '%s/render/stats.h' %s/render/ && ",
+                       dir, dir, dir, src, src, src, src, dir, src, dir);
     if (worldgen)
         snprintf(cmd + len, sizeof cmd - (size_t)len,
                  "printf '%%s\\n' '%s' > %s/worldgen && chmod +x %s/worldgen",
