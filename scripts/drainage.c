@@ -25,7 +25,7 @@
  *
  * and, on the water surface, where each land cell's water first meets
  * water ("into water"): the same descent, ending also at the first cell
- * that holds 0.001 or more of water (what the picture draws as water: a
+ * that holds more than 0.001 of water (what the picture draws as water: a
  * lake or a river), so it ends in the sea, in a lake or river on land, at
  * the border, or in a dry pit (a pit holding less): the land and its
  * share of each, and the dry pits.
