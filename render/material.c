@@ -336,11 +336,17 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
     }
 
     /* Snow above a line at altitude 0.62, lower on slopes facing north (a
-     * normal toward -Z: 0.45 on one of 30 degrees) and higher on those
-     * facing south, and none on cliffs, where it cannot lie. */
-    float line = 0.62f + 0.35f * g->n[2], snow = 0.0f;
-    if (alt > line) {
-        snow = mat_step((alt - line) * 16.0f) * mat_step((ny - 0.62f) * 7.0f);
+     * normal toward -Z: 0.47 on one of 30 degrees) and higher on those
+     * facing south, thinning over 0.125 of altitude under a lower edge
+     * that the grain moves by 0.05 either way; it lies on slopes up to 43
+     * degrees and on none steeper than 61, cliffs.  (A sharper edge,
+     * thinning over 0.06 and stripped from 40 to 52 degrees, ended the
+     * snow of every sharp crest at one distance down its sunny face: a
+     * white rim of one width along the crests seen from the south.) */
+    float line = 0.62f + 0.30f * g->n[2], snow = 0.0f;
+    if (alt > line - 0.05f) {
+        snow = mat_step((alt - line) * 8.0f + 0.4f * grain) *
+               mat_step((ny - 0.48f - 0.06f * grain) * 4.0f);
         c = wg_mix(c, m->snow, snow);
     }
 

@@ -251,12 +251,12 @@ WG_TEST(render_materials_from_local_values)
             g = render_ground(x, z, 0.3f + 0.25f * (float)a, 2.0f, 1, 0);
             rock += render_nearest(&m, wg_albedo(&m, &g)) == M_ROCK;
         }
-        /* High, gently sloping (30 degrees): snow where the slope faces
-         * north (its normal toward -Z), none where it faces south; none on
-         * a cliff higher still. */
-        g = render_ground(x, z, 0.25f + 0.75f * 0.55f, 0, 0.87f, -0.5f);
+        /* High (altitude 0.65), gently sloping (30 degrees): snow where
+         * the slope faces north (its normal toward -Z), none where it
+         * faces south; none on a cliff higher still. */
+        g = render_ground(x, z, 0.25f + 0.75f * 0.65f, 0, 0.87f, -0.5f);
         snow_n += render_nearest(&m, wg_albedo(&m, &g)) == M_SNOW;
-        g = render_ground(x, z, 0.25f + 0.75f * 0.55f, 0, 0.87f, 0.5f);
+        g = render_ground(x, z, 0.25f + 0.75f * 0.65f, 0, 0.87f, 0.5f);
         snow_s += render_nearest(&m, wg_albedo(&m, &g)) == M_SNOW;
         g = render_ground(x, z, 0.25f + 0.75f * 0.9f, 0, 0.45f, -0.89f);
         cliff += render_nearest(&m, wg_albedo(&m, &g)) == M_ROCK;
@@ -310,6 +310,43 @@ WG_TEST(render_materials_from_local_values)
     wg_ground g = render_ground(0.3f, 0.2f, 0.253f, 0, 1, 0);
     CHECK(render_nearest(&low, wg_albedo(&low, &g)) != M_SAND,
           "0.253 is still beach with the sea at 0.05");
+}
+
+/* The snow on a crest that faces the sun does not end in a band of one
+ * width along it: a long ridge, level along x at altitude 0.8 (sea 0.25),
+ * rounded at its crest and falling to the south at 30 degrees, has snow on
+ * its crest that reaches down the sunny face further here and less far
+ * there.  Its lower edge, measured from the crest at 200 places along the
+ * ridge, had been at one distance with a spread (standard deviation) of 7%
+ * of it, which drew a white rim of one width along every crest seen from
+ * the south; it is 26% now. */
+WG_TEST(render_snow_edge_on_a_sunny_crest_varies)
+{
+    wg_materials m;
+    wg_materials_make(&m, 0.25f);
+    const float top = 0.25f + 0.75f * 0.8f, a = 5.0f;
+    const float bend = 0.57735f / (2.0f * a); /* where the face is 30 deg */
+    double sum = 0, sum2 = 0;
+    const int places = 200;
+    for (int i = 0; i < places; i++) {
+        float x = -2.0f + 4.0f * (float)i / (float)places, edge = 0.3f;
+        for (float z = 0.0f; z < 0.3f; z += 0.0005f) {
+            float slope = z < bend ? 2.0f * a * z : 0.57735f;
+            float h = z < bend ? top - a * z * z
+                               : top - a * bend * bend - 0.57735f * (z - bend);
+            wg_ground g = render_ground(x, z, h, 0, 1, slope);
+            if (render_nearest(&m, wg_albedo(&m, &g)) != M_SNOW) {
+                edge = z;
+                break;
+            }
+        }
+        sum += edge;
+        sum2 += (double)edge * edge;
+    }
+    double mean = sum / places, sd = sqrt(sum2 / places - mean * mean);
+    CHECK(mean > 0.005 && mean < 0.2, "no snow on the crest: edge %.4f", mean);
+    CHECK(sd > 0.18 * mean, "the snow's edge: %.4f from the crest, spread "
+          "%.4f: a band of one width", mean, sd);
 }
 
 WG_TEST(render_materials_have_noise_not_contours)
