@@ -956,7 +956,12 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
              * bank). */
             float surf = id >= c->sides ? w.ground + w.rise : -INFINITY;
             if (y <= surf) {
-                float k = wg_smoothstep((surf - y) * 25.0f);
+                /* Looked into sideways, through far more water than its
+                 * depth: deep water's colour, a little lighter toward the
+                 * surface (0.2 of it).  From the shallows' turquoise at
+                 * the surface to deep over 0.04, it had drawn a bright
+                 * cyan line along every water's side seen from afar. */
+                float k = 0.7f + 0.3f * wg_smoothstep((surf - y) * 5.0f);
                 wg_rgb side = wg_mix(c->p->shallow, c->p->deep, k);
                 return shade_haze(c, wg_light(c->p, side, n, 1.0f), unit,
                                   dist);

@@ -1852,6 +1852,50 @@ WG_TEST(render_water_side_ends_at_the_water)
     wg_fields_free(&f);
 }
 
+/* The water's side is not lit up just under its surface: the lake of
+ * render_water_side_ends_at_the_water seen square on, a hair (0.006) under
+ * the water's level and 0.1 under it.  The side had been the shallows'
+ * turquoise at the surface, deep blue from 0.04 down: a band of that
+ * colour along every water's side, a bright cyan line one pixel high where
+ * the side is seen from afar (the default picture's lake at the block's
+ * edge, the sea's sides).  A cut through water is looked into sideways,
+ * through much more of it than its depth. */
+WG_TEST(render_water_side_has_no_bright_rim)
+{
+    wg_fields f;
+    CHECK(render_hand_world(9, render_steep, render_steep_water, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 1200, o.height = 400, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 270, .elevation = 0, .distance = 10,
+                        .fov = 6, .look = 0.5f};
+    wg_image img = {0};
+    wg_render_stats rs;
+    CHECK(render_it(&f, &o, &img, &rs) == 0);
+    if (!img.rgb) {
+        wg_fields_free(&f);
+        return;
+    }
+    wg_eye v;
+    wg_eye_make(&v, &o.cam, o.width, o.height);
+    static const float at[2][3] = {{-3.0f, 0.55625f - 0.006f, -0.75f},
+                                   {-3.0f, 0.55625f - 0.1f, -0.75f}};
+    double l[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        float c[3];
+        wg_eye_to_camera(&v, at[i], c);
+        float sx = v.cx + c[0] / c[2] * v.focal;
+        float sy = v.cy - c[1] / c[2] * v.focal;
+        CHECK(sx >= 0 && sy >= 0 && sx < o.width && sy < o.height,
+              "point %d at (%g, %g), off the picture", i, sx, sy);
+        if (sx >= 0 && sy >= 0 && sx < o.width && sy < o.height)
+            l[i] = render_luma(&img, (uint32_t)sx, (uint32_t)sy);
+    }
+    CHECK(l[1] > 0 && l[0] < 1.25 * l[1], "the water's side: luma %.1f just "
+          "under the surface, %.1f 0.1 down", l[0], l[1]);
+    wg_image_free(&img);
+    wg_fields_free(&f);
+}
+
 /* A bed in waves of 0.05 (slopes up to 0.4) and a level one, each under
  * 0.01 of water in the middle (|x|, |z| < 2), none beyond. */
 static float render_rough_bed(float x, float z)
