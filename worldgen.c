@@ -134,18 +134,6 @@ static double available_bytes(const char **limit)
     return have;
 }
 
-/* A memory size in words, in buf[32]: GiB to two places from 1 GiB up,
- * else MiB to one ("needs 0.04 GiB ... leaves 0.04 GiB" had hidden why
- * a small world was refused under ulimit -v). */
-static const char *memory_text(double bytes, char buf[32])
-{
-    if (bytes >= 1073741824.0)
-        snprintf(buf, 32, "%.2f GiB", bytes / 1073741824.0);
-    else
-        snprintf(buf, 32, "%.1f MiB", bytes / 1048576.0);
-    return buf;
-}
-
 /* available_bytes, and what limits it in words ("this machine has 1.20
  * GiB available") in left[128]. */
 static double memory_left(char left[128])
@@ -155,7 +143,7 @@ static double memory_left(char left[128])
     double have = available_bytes(&limit);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(left, 128, limit, memory_text(have, size));
+    snprintf(left, 128, limit, wg_bytes_text(have, size));
 #pragma GCC diagnostic pop
     return have;
 }
@@ -211,7 +199,7 @@ static int check_memory(const settings *s, const wg_job *job,
     say("--size %" PRIu32 "%s%s needs %s for "
         "the fields of %s; %s%s",
         s->world.size, s->region_arg ? " --region " : "",
-        s->region_arg ? s->region_arg : "", memory_text(need, size), what,
+        s->region_arg ? s->region_arg : "", wg_bytes_text(need, size), what,
         left, less);
     return 1;
 }
@@ -378,7 +366,7 @@ static int write_picture(const settings *s, const wg_fields *f,
         if (need > memory_left(left)) {
             say("a %" PRIu32 "x%" PRIu32 " picture at "
                 "--aa %" PRIu32 " needs %s; %s", s->render.width,
-                s->render.height, s->render.aa, memory_text(need, size),
+                s->render.height, s->render.aa, wg_bytes_text(need, size),
                 left);
             return 1;
         }

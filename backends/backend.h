@@ -291,4 +291,10 @@ int wg_threads_try(int count, wg_thread_attr_fn attr, void *ctx, int *error);
 int wg_fail(char *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A size in bytes in words, in buf[32], for a message: GiB to two places
+ * from 1 GiB up, else MiB to one ("needs 0.04 GiB ... leaves 0.04 GiB" had
+ * hidden why a small world was refused under ulimit -v, and "out of memory
+ * for 0.0 GiB of meshes" the glTF's 14 MB).  Returns buf. */
+const char *wg_bytes_text(double bytes, char buf[32]);
+
 #endif

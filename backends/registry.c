@@ -1,7 +1,7 @@
 /* registry.c: the list of backends built into this binary, the driver
  * that runs one of them through its stages, what every backend needs of a
  * job's region (wg_job_rect), and the clock and error message every one
- * uses (wg_now, wg_fail).  The fields' memory is fields.c's. */
+ * uses (wg_now, wg_fail, wg_bytes_text).  The fields' memory is fields.c's. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -142,4 +142,13 @@ int wg_fail(char *err, const char *fmt, ...)
     vsnprintf(err, WG_ERR_LEN, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+const char *wg_bytes_text(double bytes, char buf[32])
+{
+    if (bytes >= 1073741824.0)
+        snprintf(buf, 32, "%.2f GiB", bytes / 1073741824.0);
+    else
+        snprintf(buf, 32, "%.1f MiB", bytes / 1048576.0);
+    return buf;
 }

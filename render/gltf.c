@@ -445,9 +445,10 @@ static int gltf_geometry(gltf_job *j, char *err)
                        "4 GiB: simplify it (--gltf-error E over 0)", n, n, at / 1073741824.0);
     /* Written once, in full: huge pages, populated at once (at 2048, 262
      * MB in 4 KiB pages had faulted 64k times, a second of the 2 s). */
+    char size[32];
     if (!(j->bin = wg_block_alloc(at ? at : 1)))
-        return wg_fail(err, "out of memory for %.1f GiB of meshes",
-                       at / 1073741824.0);
+        return wg_fail(err, "out of memory for %s of meshes",
+                       wg_bytes_text((double)at, size));
     wg_populate(j->bin, at);
     wg_parallel(j->parts, gltf_fill_part, j);
     for (int m = 0; m < 2; m++)

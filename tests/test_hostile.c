@@ -1700,6 +1700,22 @@ WG_TEST(hostile_geotiff_out_of_memory_says_so)
     wg_cli_free(&c);
 }
 
+/* A glTF whose meshes cannot be allocated says how much they needed in a
+ * unit that shows it: "out of memory for 0.0 GiB of meshes" had been said
+ * of 17 MB.  Limits around the one where the world fits and its meshes do
+ * not (46-58 MB at 512). */
+WG_TEST(hostile_gltf_out_of_memory_says_its_size)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = hostile_sh(
+        "mkdir -p glbmem && cd glbmem; for v in $(seq 40000 2000 70000); do "
+        "(ulimit -v $v; exec ../worldgen --size 512 --hydraulic 5 --erosion 2 -q "
+        "--threads 1 --gltf g.glb) 2>&1; done");
+    CHECK(strstr(c.out, " MiB of meshes") && !strstr(c.out, " 0.0 GiB"),
+          "%s", c.out);
+    wg_cli_free(&c);
+}
+
 /* OMP_STACKSIZE (or GOMP_STACKSIZE) too large for a thread to start with:
  * libgomp's pthread_create failed and it exited, "Thread creation failed:
  * Resource temporarily unavailable", whatever --mesh said (auto chose
