@@ -44,6 +44,7 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <linux/futex.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #endif
 #ifdef _OPENMP
@@ -280,9 +281,21 @@ static void openmp_place_said(int place, char *buf, size_t len)
         snprintf(buf + used, len - used, ")");
 }
 
+/* A small stack (128 KiB) for openmp_can_start's second trial. */
+static pthread_attr_t *openmp_small_stack_attr(int i, void *ctx,
+                                               pthread_attr_t *attr)
+{
+    (void)i;
+    (void)ctx;
+    if (pthread_attr_init(attr) != 0)
+        return NULL;
+    pthread_attr_setstacksize(attr, (size_t)128 << 10);
+    return attr;
+}
+
 /* Whether 'threads' threads can run at once here: libgomp cannot start a
- * team's thread (a process limit: ulimit -u, a control group's pids.max)
- * and exits with its own message (a thread bound to a CPU that is not
+ * team's thread (a process limit: ulimit -u, a control group's pids.max;
+ * stacks the address space cannot hold) and exits with its own message (a thread bound to a CPU that is not
  * here, too), so the team is tried first with as many threads, each bound
  * as libgomp would bind it, which are then ended.  Returns 0, or -1 with
  * err naming the limit or the place and the count that can start. */
@@ -336,6 +349,33 @@ int openmp_can_start(int threads, char *err)
                        "the stack of %lu bytes that %s='%s' asks for (%s); "
                        "give a smaller %s, or --threads %d", threads, n,
                        stack, var, getenv(var), strerror(e), var, n);
+    /* So do threads of the default stack (the stack size limit, ulimit
+     * -s) that the address space left cannot hold (ulimit -v): as many
+     * that start with a small stack tell that from a process limit (it
+     * had been said to be ulimit -u under ulimit -v 1000000 and --threads
+     * 1024). */
+    pthread_attr_t def;
+    size_t each = 0;
+    if (pthread_attr_init(&def) == 0) {
+        pthread_attr_getstacksize(&def, &each);
+        pthread_attr_destroy(&def);
+    }
+    if (!stack && each > ((size_t)128 << 10) &&
+        wg_threads_try(threads - 1, openmp_small_stack_attr, NULL,
+                       &plain_error) == threads - 1) {
+        struct rlimit as;
+        const int limited =
+            getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+        char size[32];
+        return wg_fail(err, "cannot start %d threads, only %d: each needs a "
+                       "stack of %s (the stack size limit, ulimit -s), and "
+                       "%s holds no more (%s); give --threads %d, or a "
+                       "smaller ulimit -s", threads, n,
+                       wg_bytes_text((double)each, size),
+                       limited ? "the address space limit (ulimit -v)"
+                               : "the memory this process may map",
+                       strerror(e), n);
+    }
     return wg_fail(err, "cannot start %d threads, only %d (%s: a "
                    "limit on processes, ulimit -u or a control group's "
                    "pids.max); give --threads %d", threads, n, strerror(e),

@@ -1716,6 +1716,29 @@ WG_TEST(hostile_gltf_out_of_memory_says_its_size)
     wg_cli_free(&c);
 }
 
+/* Threads whose stacks (8 MiB each, the stack size limit) the address
+ * space limit cannot hold are said to be that, not a limit on processes
+ * (ulimit -u), which it had said under ulimit -v 1000000 with --threads
+ * 1024. */
+WG_TEST(hostile_threads_short_of_address_space_say_so)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = hostile_sh("ulimit -s 8192; ulimit -v 1000000; ./worldgen --size 64 "
+                          "--mesh openmp --threads 1024 -q --no-image");
+    if (strstr(c.err, "built without OpenMP")) {
+        wg_skip("no openmp backend in this build (make OPENMP=)");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(c.status == 1 && strstr(c.err, "each needs a stack of 8.0 MiB (the "
+                                         "stack size limit, ulimit -s), and the "
+                                         "address space limit (ulimit -v) holds "
+                                         "no more") &&
+              !strstr(c.err, "ulimit -u"),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
 /* OMP_STACKSIZE (or GOMP_STACKSIZE) too large for a thread to start with:
  * libgomp's pthread_create failed and it exited, "Thread creation failed:
  * Resource temporarily unavailable", whatever --mesh said (auto chose
