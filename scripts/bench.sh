@@ -258,20 +258,52 @@ if [ "$b_set" = 1 ]; then
 fi
 
 # Every temporary goes, however the script ends: the CSV's, the JSON's,
-# the limits' (a signal too: INT, TERM, HUP end the script through exit,
-# which runs the EXIT trap).
+# the limits' (a signal too: each of sigs ends the script through exit,
+# with 128 and the signal's number, which runs the EXIT trap; QUIT, USR1,
+# ALRM and the others had killed it outright, its temporaries left and
+# its worldgen running on).
+sigs=(HUP INT QUIT PIPE ALRM TERM USR1 USR2 VTALRM PROF XCPU XFSZ)
+# Each of sigs's trap: $1 with %d for the status the signal ends with.
+on_signals() {
+    local s
+    for s in "${sigs[@]}"; do
+        # shellcheck disable=SC2059,SC2064 # the status is put in now
+        trap "$(printf "$1" $((128 + $(kill -l "$s"))))" "$s"
+    done
+}
 json="" png="" csv_tmp=""
 cleanup() {
     # A second signal (timeout sends its own to the script and then to the
     # group) had killed the rm: the temporaries stayed.
-    trap '' HUP INT TERM
+    trap '' "${sigs[@]}"
     rm -f ${json:+"$json"} ${png:+"$png"} ${csv_tmp:+"$csv_tmp"} build/limits.tmp.$$ \
         build/limits.txt.tmp.$$ build/limits.sum.$$
 }
 trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_signals 'exit %d'
+
+# A new file beside the CSV for it, by mktemp (a name no one can have
+# made first, nor linked elsewhere: '$csv_dst.tmp.$$' had been followed
+# through a link someone put there, and written over the file it named),
+# with the mode a new file gets (umask) or the CSV's own; in $csv_tmp,
+# signals held off while it is made (as the JSON's, below).
+csv_temp() {
+    sig=""
+    on_signals 'sig=%d'
+    csv_tmp=$(trap '' "${sigs[@]}"; mktemp -- "$csv_dst.XXXXXX" 2>&1) || {
+        local why=$csv_tmp
+        csv_tmp=""
+        echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2
+        exit 1
+    }
+    on_signals 'exit %d'
+    [ -z "$sig" ] || exit "$sig"
+    if [ -f "$csv_dst" ]; then
+        chmod --reference="$csv_dst" -- "$csv_tmp" 2>/dev/null || :
+    else
+        chmod -- "$(printf %o $((0666 & ~$(umask))))" "$csv_tmp" 2>/dev/null || :
+    fi
+}
 
 # Where the links of the name $1 end, hop by hop (its folder's links
 # resolved at each), in csv_dst; empty when a hop is a descriptor's name
@@ -336,11 +368,13 @@ if [ -n "$csv" ] && [ "$csv" != - ]; then
         *[ai]*) echo "bench.sh: -c: cannot write '$csv': its folder is append-only or immutable (lsattr -d; chattr -a -i)" >&2
                 exit 1 ;;
         esac
-        csv_tmp=$csv_dst.tmp.$$
-        why=$({ : > "$csv_tmp"; } 2>&1) ||
-            { csv_tmp=""; echo "bench.sh: -c: cannot write '$csv': ${why##*: }" >&2; exit 1; }
-        # A file replaced keeps its mode, as one written through had.
-        [ ! -f "$csv_dst" ] || chmod --reference="$csv_dst" -- "$csv_tmp" 2>/dev/null || :
+        # Whether a file can be made there, found now: the CSV's own is
+        # made when it is written (a temporary kept through the measuring
+        # had stayed behind a SIGKILL).  A file replaced keeps its mode,
+        # as one written through had.
+        csv_temp
+        rm -f -- "$csv_tmp"
+        csv_tmp=""
     fi
 fi
 # OpenMP's idle threads wait passively: worldgen's own default
@@ -377,20 +411,16 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 # so no figure of an earlier run can stand in for it.  The row is added to
 # $rows, not printed: in a $(...) around the runs, a signal would wait for
 # them all to end.
-# The JSON's file is made with INT, TERM and HUP held off: mktemp ignores
+# The JSON's file is made with the signals held off (sigs): mktemp ignores
 # them, and the script notes one and exits once $json names the file (for
 # cleanup).  A signal to the process group (Ctrl-C, timeout) after mktemp
 # had made the file and before it printed the name had killed it: $json
 # was empty and the file was left in $TMPDIR.
 sig=""
-trap 'sig=129' HUP
-trap 'sig=130' INT
-trap 'sig=143' TERM
-json=$(trap '' HUP INT TERM; mktemp)
-[ "$render" = 1 ] && [ -n "$json" ] && png=$(trap '' HUP INT TERM; mktemp --suffix=.png)
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_signals 'sig=%d'
+json=$(trap '' "${sigs[@]}"; mktemp)
+[ "$render" = 1 ] && [ -n "$json" ] && png=$(trap '' "${sigs[@]}"; mktemp --suffix=.png)
+on_signals 'exit %d'
 [ -z "$sig" ] || exit "$sig"
 [ -n "$json" ] && { [ "$render" = 0 ] || [ -n "$png" ]; } ||
     { echo "bench.sh: mktemp failed" >&2; exit 1; }
@@ -680,6 +710,7 @@ elif [ "$csv_direct" = 1 ]; then
     why=''
     { why=$(write_csv 2>&1 >&3) && [ -z "$why" ]; } 3>"$csv" || csv_failed "${why:-write error}"
 elif [ -n "$csv" ]; then
+    csv_temp
     why=$(write_csv 2>&1 > "$csv_tmp") && [ -z "$why" ] || csv_failed "${why:-write error}"
     why=$(mv -T "$csv_tmp" "$csv_dst" 2>&1) || csv_failed "$why"
     csv_tmp=""
