@@ -860,6 +860,12 @@ static int run(const settings *s, int argc, char **argv)
     wg_consts_init(&job.consts, &job.world);
     if (probe_outputs(s) != 0)
         return 1;
+    /* A window that cannot open is found now, before the world is made
+     * and the outputs replaced (it had been found after both, exit 1). */
+    if (s->show && wg_window_probe(err) != 0) {
+        say("--show: %s", err);
+        return 1;
+    }
     n = choose_backends(s, &job, chosen, skipped, &nsk);
     if (n <= 0) {
         if (n == 0)

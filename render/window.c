@@ -333,12 +333,11 @@ static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
     return 0;
 }
 
-int wg_window_show(const wg_image *img, const char *title,
-                   const wg_window_scene *scene, long timeout,
-                   wg_render_opts *last, char *err)
+/* SDL's video, where a window can be seen: SDL loaded and initialised,
+ * on a display (not SDL's offscreen or dummy driver, unless asked for).
+ * Returns 0, or -1 with the reason in err (SDL quit again). */
+static int window_video(char *err)
 {
-    if (scene)
-        *last = scene->opts;
     /* Nowhere to show it: no X display, no Wayland socket named or
      * findable (libwayland looks in XDG_RUNTIME_DIR), no driver asked
      * for.  Said here: SDL, trying Wayland after X11, had libwayland
@@ -380,6 +379,26 @@ int wg_window_show(const wg_image *img, const char *title,
                        getenv("WAYLAND_DISPLAY") ? getenv("WAYLAND_DISPLAY")
                                                  : "(unset)");
     }
+    return 0;
+}
+
+/* The video is kept up for the window (wg_window_show's SDL_Init counts
+ * one more; its SDL_Quit ends both): an X server whose last client leaves
+ * resets, and a window opened while Xvfb reset after the probe had found
+ * "x11 not available". */
+int wg_window_probe(char *err)
+{
+    return window_video(err);
+}
+
+int wg_window_show(const wg_image *img, const char *title,
+                   const wg_window_scene *scene, long timeout,
+                   wg_render_opts *last, char *err)
+{
+    if (scene)
+        *last = scene->opts;
+    if (window_video(err) != 0)
+        return -1;
     SDL_Window *win = NULL;
     SDL_Renderer *ren = NULL;
     SDL_Texture *tex = NULL;
@@ -493,6 +512,12 @@ out:
 }
 
 #else
+
+int wg_window_probe(char *err)
+{
+    return wg_fail(err, "this worldgen was built without SDL2 (install "
+                        "libsdl2-dev and rebuild)");
+}
 
 int wg_window_show(const wg_image *img, const char *title,
                    const wg_window_scene *scene, long timeout,

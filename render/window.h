@@ -26,6 +26,13 @@ typedef struct wg_window_scene {
     wg_render_opts opts; /* the options img was made with */
 } wg_window_scene;
 
+/* Whether a window can be shown here: a display SDL opens (its offscreen
+ * or dummy driver only when SDL_VIDEODRIVER asks for it), in a build with
+ * SDL2.  worldgen asks before the world is made, so that --show without
+ * one fails at once, its outputs untouched; SDL's video stays up for
+ * wg_window_show.  Returns 0, or -1 with the reason in err[WG_ERR_LEN]. */
+int wg_window_probe(char *err);
+
 /* Show img in a resizable window titled 'title' until Esc, q or the close
  * button, or timeout_ms milliseconds when that is not -1 (from
  * wg_window_timeout).  With a scene, the view can be moved (the mouse and
