@@ -677,6 +677,14 @@ static int check_outputs_distinct(const settings *s)
                       "or to standard output (-)",
                 outs[i].opt, p, outs[i].opt);
     }
+    /* An output that is this program's own file (--out worldgen,
+     * --out /proc/self/exe): it had been replaced by the picture, exit
+     * 0, the program gone. */
+    for (int i = 0; i < nouts; i++)
+        if (outs[i].path && wg_outfile_same(outs[i].path, "/proc/self/exe"))
+            return usage_error("--%s %s: that is worldgen itself, the program "
+                               "running; send --%s to another file",
+                               outs[i].opt, outs[i].path, outs[i].opt);
     /* Likewise an output that is standard output's file while the tables
      * go there (--json f > f): the output, renamed into place, replaced
      * the file the tables were written into, and they were lost, with

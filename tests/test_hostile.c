@@ -1700,6 +1700,22 @@ WG_TEST(hostile_geotiff_out_of_memory_says_so)
     wg_cli_free(&c);
 }
 
+/* An output that is the running program's own file is a usage error:
+ * --out wgc run as ./wgc had replaced the program with the picture, exit
+ * 0 (the file kept its mode 0755); so had --json /proc/self/exe. */
+WG_TEST(hostile_output_onto_the_program_itself_is_refused)
+{
+    wg_cli c = hostile_sh(
+        "cp ./worldgen wgc && for o in '--out wgc' '--json /proc/self/exe' "
+        "'--heightmap ./wgc'; do ./wgc --size 16 -q $o; echo \"status $?\"; done; "
+        "cmp -s wgc ./worldgen && echo intact");
+    CHECK(strcmp(c.out, "status 2\nstatus 2\nstatus 2\nintact\n") == 0 &&
+              strstr(c.err, "--out wgc: that is worldgen itself") &&
+              strstr(c.err, "--json /proc/self/exe: that is worldgen itself"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A glTF whose meshes cannot be allocated says how much they needed in a
  * unit that shows it: "out of memory for 0.0 GiB of meshes" had been said
  * of 17 MB.  Limits around the one where the world fits and its meshes do
