@@ -248,13 +248,13 @@ if [ "$b_set" = 1 ]; then
     done
     [ -n "$backends" ] || [ "$b_all" = 1 ] ||
         { echo "bench.sh: -b: '$b_given' names no backend (valid: scalar, openmp, vulkan or all, separated by commas)" >&2; exit 2; }
-    if [ "$b_all" = 1 ]; then
-        for b in $backends; do
-            why=$(./worldgen --mesh "$b" --version 2>&1 >/dev/null) ||
-                { echo "bench.sh: -b $b: $why" | head -n 1 >&2; exit 2; }
-        done
-        backends=""
-    fi
+    # Each name worldgen knows, asked now: a misspelt one (-b vulcan) had
+    # been found at its first run, after the table's header.
+    for b in $backends; do
+        why=$(./worldgen --mesh "$b" --version 2>&1 >/dev/null) ||
+            { echo "bench.sh: -b $b: $why" | head -n 1 >&2; exit 2; }
+    done
+    [ "$b_all" = 1 ] && backends=""
 fi
 
 # Every temporary goes, however the script ends: the CSV's, the JSON's,
