@@ -1336,6 +1336,36 @@ WG_TEST(tiles_failures_say_why_and_leave_no_list)
     wg_cli_free(&c);
 }
 
+/* A resume on a full disk: the plan, the same, is not written again (it
+ * had been, so the resume stopped on the shell's and awk's raw write
+ * errors and "cannot write .../plan" without a reason); a new plan that
+ * cannot be written says why. */
+WG_TEST(tiles_resume_on_a_full_disk_keeps_its_plan)
+{
+    if (tl_ready() != 0)
+        return;
+    wg_cli c;
+    int st = tl_run(&c, "mkdir -p tl-fullp && mount -t tmpfs -o size=400k tmpfs tl-fullp || "
+                    "exit 77; trap 'umount tl-fullp' EXIT; t='%s/scripts/tiles'; "
+                    "$t --size 64 --tile 32 --out tl-fullp/t --plan-only -- --hydraulic 2 "
+                    ">/dev/null || exit 3; cp tl-fullp/t/plan before; "
+                    "dd if=/dev/zero of=tl-fullp/fill bs=4k 2>/dev/null; "
+                    "$t --size 64 --tile 32 --out tl-fullp/t --plan-only -- --hydraulic 2 "
+                    ">/dev/null || exit 4; cmp -s before tl-fullp/t/plan || exit 5; "
+                    "$t --size 64 --tile 16 --out tl-fullp/u --plan-only -- --hydraulic 2; "
+                    "echo \"status $?\"",
+                    wg_srcdir());
+    if (st == 77)
+        wg_skip("cannot mount a small tmpfs here (not root?)");
+    else
+        CHECK(st == 0 && strcmp(c.out, "status 1\n") == 0 &&
+                  strstr(c.err, "cannot write ") &&
+                  strstr(c.err, "/plan: No space left on device") &&
+                  !strstr(c.err, "write error") && !strstr(c.err, "awk"),
+              "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* The same full folder under -q: the tiles' records of why they failed
  * (tiles/NAME.failed) could not be written either, and -q had said only
  * "N of M tiles not made (0 failed)".  Now each failure without a record
