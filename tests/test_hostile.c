@@ -70,6 +70,17 @@ static wg_cli hostile_sh(const char *fmt, ...)
     return wg_cli_sh(cmd);
 }
 
+/* Whether c's run found no openmp backend in this build: then the test
+ * is skipped and c freed. */
+static int hostile_without_openmp(wg_cli *c)
+{
+    if (!strstr(c->err, "built without OpenMP"))
+        return 0;
+    wg_skip("no openmp backend in this build (make OPENMP=)");
+    wg_cli_free(c);
+    return 1;
+}
+
 /* Start a big world writing a PNG height map, catch it writing into its
  * temporary (HOSTILE_MID), send 'sig', and report the exit status and
  * what is left in the folder.  The shell gives a background job
@@ -1563,11 +1574,8 @@ WG_TEST(hostile_affinity_to_a_missing_cpu_names_the_place)
         wg_cli_free(&c);
         return;
     }
-    if (strstr(c.err, "built without OpenMP")) {
-        wg_skip("no openmp backend in this build (make OPENMP=)");
-        wg_cli_free(&c);
+    if (hostile_without_openmp(&c))
         return;
-    }
     char says[256];
     snprintf(says, sizeof says, "worldgen: --mesh openmp: not available here: cannot "
              "start 2 threads bound to their places, only 1: thread 1 is bound to "
@@ -1741,11 +1749,8 @@ WG_TEST(hostile_threads_short_of_address_space_say_so)
     WG_SKIP_UNDER_ASAN_ULIMIT_V();
     wg_cli c = hostile_sh("ulimit -s 8192; ulimit -v 1000000; ./worldgen --size 64 "
                           "--mesh openmp --threads 1024 -q --no-image");
-    if (strstr(c.err, "built without OpenMP")) {
-        wg_skip("no openmp backend in this build (make OPENMP=)");
-        wg_cli_free(&c);
+    if (hostile_without_openmp(&c))
         return;
-    }
     CHECK(c.status == 1 && strstr(c.err, "each needs a stack of 8.0 MiB (the "
                                          "stack size limit, ulimit -s), and the "
                                          "address space limit (ulimit -v) holds "
@@ -1769,11 +1774,8 @@ WG_TEST(hostile_huge_openmp_stack_names_the_variable)
         "'OMP_STACKSIZE=64M'; do env $e ./worldgen --size 64 --mesh openmp --threads 2 -q "
         "--no-image; echo $?; done; OMP_STACKSIZE=8G ./worldgen --size 64 --mesh all "
         "--threads 2 --no-image | grep -c '^skip    openmp: '");
-    if (strstr(c.err, "built without OpenMP")) {
-        wg_skip("no openmp backend in this build (make OPENMP=)");
-        wg_cli_free(&c);
+    if (hostile_without_openmp(&c))
         return;
-    }
     CHECK(strcmp(c.out, "1\n1\n0\n1\n") == 0, "%s %s", c.out, c.err);
     CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 threads, "
                         "only 1: each needs the stack of 8589934592 bytes that "
@@ -1872,11 +1874,8 @@ WG_TEST(hostile_omp_dynamic_keeps_the_team_asked_for)
         "{ while kill -0 $pid 2>/dev/null; do sleep 0.05; done; exec 4<>f.pfm; } & "
         "exec 3<f.pfm; ls /proc/$pid/task | wc -l; cat <&3 > /dev/null; wait $pid",
         cpus + 2);
-    if (strstr(c.err, "built without OpenMP")) {
-        wg_skip("no openmp backend in this build (make OPENMP=)");
-        wg_cli_free(&c);
+    if (hostile_without_openmp(&c))
         return;
-    }
     CHECK(c.status == 0 && atol(c.out) == cpus + 2, "%ld threads: status %d, %s %s",
           cpus + 2, c.status, c.out, c.err);
     wg_cli_free(&c);
@@ -1894,11 +1893,8 @@ WG_TEST(hostile_omp_thread_limit_is_said_and_kept)
                           "--mesh all --threads 2 --no-image | grep -c '^skip    openmp: '; "
                           "./worldgen --size 64 --mesh openmp -q --no-image --json - "
                           "| jq .host.threads");
-    if (strstr(c.err, "built without OpenMP")) {
-        wg_skip("no openmp backend in this build (make OPENMP=)");
-        wg_cli_free(&c);
+    if (hostile_without_openmp(&c))
         return;
-    }
     CHECK(strcmp(c.out, "1\n1\n1\n") == 0, "%s %s", c.out, c.err);
     CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 "
                         "threads, only 1: OMP_THREAD_LIMIT='1' allows no more; give "

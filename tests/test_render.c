@@ -1803,97 +1803,86 @@ WG_TEST(render_water_does_not_climb_the_border)
  * halfway between two rows of a 9 grid (z = 0 wet, z = 0.75 dry). */
 RENDER_SLOPE_WORLD(render_steep, 0.5f, 0.15f, 0.55625f)
 
+/* render_steep's lake seen from the west, square on to the block's west
+ * side (1200 x 400, --aa 1): the pixels q[i] at the world points at[i]
+ * (NULL, with a failed check, for one off the picture).  Returns 0, or -1
+ * when the picture could not be made. */
+static int render_steep_side(int count, const float at[][3],
+                             uint8_t q[][3])
+{
+    wg_fields f;
+    CHECK(render_hand_world(9, render_steep, render_steep_water, &f) == 0);
+    wg_render_opts o = wg_render_defaults;
+    o.width = 1200, o.height = 400, o.aa = 1;
+    o.cam = (wg_camera){.azimuth = 270, .elevation = 0, .distance = 10,
+                        .fov = 6, .look = 0.5f};
+    wg_image img = {0};
+    wg_render_stats rs;
+    CHECK(render_it(&f, &o, &img, &rs) == 0);
+    int rc = img.rgb ? 0 : -1;
+    wg_eye v;
+    wg_eye_make(&v, &o.cam, o.width, o.height);
+    for (int i = 0; img.rgb && i < count; i++) {
+        float c[3];
+        wg_eye_to_camera(&v, at[i], c);
+        float sx = v.cx + c[0] / c[2] * v.focal;
+        float sy = v.cy - c[1] / c[2] * v.focal;
+        int in = sx >= 0 && sy >= 0 && sx < o.width && sy < o.height;
+        CHECK(in, "point %d at (%g, %g), off the picture", i, sx, sy);
+        if (in)
+            memcpy(q[i], render_px(&img, (uint32_t)sx, (uint32_t)sy), 3);
+        else
+            rc = -1;
+    }
+    wg_image_free(&img);
+    wg_fields_free(&f);
+    return rc;
+}
+
+static double render_luma3(const uint8_t q[3])
+{
+    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2];
+}
+
 WG_TEST(render_water_side_ends_at_the_water)
 {
-    /* The slope seen from the west, square on to the block's west side.
-     * Where the lake meets the border the water has a side of its own,
+    /* Where the lake meets the border the water has a side of its own,
      * which the bank's dry border vertex (held at its ground) makes a
      * triangle from the water's surface up to that vertex: above the
      * water's level it is the block's cut, soil, as the skirt under it.
-     * It had been water, a band climbing the bank. */
-    wg_fields f;
-    CHECK(render_hand_world(9, render_steep, render_steep_water, &f) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = 1200, o.height = 400, o.aa = 1;
-    o.cam = (wg_camera){.azimuth = 270, .elevation = 0, .distance = 10,
-                        .fov = 6, .look = 0.5f};
-    wg_image img = {0};
-    wg_render_stats rs;
-    CHECK(render_it(&f, &o, &img, &rs) == 0);
-    if (!img.rgb) {
-        wg_fields_free(&f);
-        return;
-    }
-    wg_eye v;
-    wg_eye_make(&v, &o.cam, o.width, o.height);
-    /* On the west side (x = -3): at z = 0.375, between the ground (the
-     * water's level there, 0.556) and the triangle's top (0.584); at
-     * z = -0.75, under the water's surface and over the ground (0.3875). */
+     * It had been water, a band climbing the bank.  On the west side
+     * (x = -3): at z = 0.375, between the ground (the water's level there,
+     * 0.556) and the triangle's top (0.584); at z = -0.75, under the
+     * water's surface and over the ground (0.3875). */
     static const float at[2][3] = {{-3.0f, 0.570f, 0.375f},
                                    {-3.0f, 0.47f, -0.75f}};
-    const uint8_t *q[2] = {NULL, NULL};
-    for (int i = 0; i < 2; i++) {
-        float c[3];
-        wg_eye_to_camera(&v, at[i], c);
-        float sx = v.cx + c[0] / c[2] * v.focal;
-        float sy = v.cy - c[1] / c[2] * v.focal;
-        CHECK(sx >= 0 && sy >= 0 && sx < o.width && sy < o.height,
-              "point %d at (%g, %g), off the picture", i, sx, sy);
-        if (sx >= 0 && sy >= 0 && sx < o.width && sy < o.height)
-            q[i] = render_px(&img, (uint32_t)sx, (uint32_t)sy);
-    }
-    if (q[0] && q[1]) {
-        CHECK(q[0][0] >= q[0][2], "the side above the water is %u %u %u, "
-              "not soil", q[0][0], q[0][1], q[0][2]);
-        CHECK(q[1][2] > q[1][0] + 30, "the side under the water is %u %u "
-              "%u, not water", q[1][0], q[1][1], q[1][2]);
-    }
-    wg_image_free(&img);
-    wg_fields_free(&f);
+    uint8_t q[2][3];
+    if (render_steep_side(2, at, q) != 0)
+        return;
+    CHECK(q[0][0] >= q[0][2], "the side above the water is %u %u %u, "
+          "not soil", q[0][0], q[0][1], q[0][2]);
+    CHECK(q[1][2] > q[1][0] + 30, "the side under the water is %u %u "
+          "%u, not water", q[1][0], q[1][1], q[1][2]);
 }
 
 /* The water's side is not lit up just under its surface: the lake of
- * render_water_side_ends_at_the_water seen square on, a hair (0.006) under
- * the water's level and 0.1 under it.  The side had been the shallows'
- * turquoise at the surface, deep blue from 0.04 down: a band of that
- * colour along every water's side, a bright cyan line one pixel high where
- * the side is seen from afar (the default picture's lake at the block's
- * edge, the sea's sides).  A cut through water is looked into sideways,
- * through much more of it than its depth. */
+ * render_water_side_ends_at_the_water, a hair (0.006) under the water's
+ * level and 0.1 under it.  The side had been the shallows' turquoise at
+ * the surface, deep blue from 0.04 down: a band of that colour along every
+ * water's side, a bright cyan line one pixel high where the side is seen
+ * from afar (the default picture's lake at the block's edge, the sea's
+ * sides).  A cut through water is looked into sideways, through much more
+ * of it than its depth. */
 WG_TEST(render_water_side_has_no_bright_rim)
 {
-    wg_fields f;
-    CHECK(render_hand_world(9, render_steep, render_steep_water, &f) == 0);
-    wg_render_opts o = wg_render_defaults;
-    o.width = 1200, o.height = 400, o.aa = 1;
-    o.cam = (wg_camera){.azimuth = 270, .elevation = 0, .distance = 10,
-                        .fov = 6, .look = 0.5f};
-    wg_image img = {0};
-    wg_render_stats rs;
-    CHECK(render_it(&f, &o, &img, &rs) == 0);
-    if (!img.rgb) {
-        wg_fields_free(&f);
-        return;
-    }
-    wg_eye v;
-    wg_eye_make(&v, &o.cam, o.width, o.height);
     static const float at[2][3] = {{-3.0f, 0.55625f - 0.006f, -0.75f},
                                    {-3.0f, 0.55625f - 0.1f, -0.75f}};
-    double l[2] = {0, 0};
-    for (int i = 0; i < 2; i++) {
-        float c[3];
-        wg_eye_to_camera(&v, at[i], c);
-        float sx = v.cx + c[0] / c[2] * v.focal;
-        float sy = v.cy - c[1] / c[2] * v.focal;
-        CHECK(sx >= 0 && sy >= 0 && sx < o.width && sy < o.height,
-              "point %d at (%g, %g), off the picture", i, sx, sy);
-        if (sx >= 0 && sy >= 0 && sx < o.width && sy < o.height)
-            l[i] = render_luma(&img, (uint32_t)sx, (uint32_t)sy);
-    }
-    CHECK(l[1] > 0 && l[0] < 1.25 * l[1], "the water's side: luma %.1f just "
-          "under the surface, %.1f 0.1 down", l[0], l[1]);
-    wg_image_free(&img);
-    wg_fields_free(&f);
+    uint8_t q[2][3];
+    if (render_steep_side(2, at, q) != 0)
+        return;
+    double top = render_luma3(q[0]), down = render_luma3(q[1]);
+    CHECK(down > 0 && top < 1.25 * down, "the water's side: luma %.1f just "
+          "under the surface, %.1f 0.1 down", top, down);
 }
 
 /* A bed in waves of 0.05 (slopes up to 0.4) and a level one, each under
