@@ -281,7 +281,11 @@ static void openmp_place_said(int place, char *buf, size_t len)
         snprintf(buf + used, len - used, ")");
 }
 
-/* A small stack (128 KiB) for openmp_can_start's second trial. */
+/* The stack of openmp_can_start's second trial: small enough that as
+ * many threads fit wherever the default stacks did not for want of
+ * address space. */
+#define OPENMP_SMALL_STACK ((size_t)128 << 10)
+
 static pthread_attr_t *openmp_small_stack_attr(int i, void *ctx,
                                                pthread_attr_t *attr)
 {
@@ -289,14 +293,15 @@ static pthread_attr_t *openmp_small_stack_attr(int i, void *ctx,
     (void)ctx;
     if (pthread_attr_init(attr) != 0)
         return NULL;
-    pthread_attr_setstacksize(attr, (size_t)128 << 10);
+    pthread_attr_setstacksize(attr, OPENMP_SMALL_STACK);
     return attr;
 }
 
 /* Whether 'threads' threads can run at once here: libgomp cannot start a
  * team's thread (a process limit: ulimit -u, a control group's pids.max;
- * stacks the address space cannot hold) and exits with its own message (a thread bound to a CPU that is not
- * here, too), so the team is tried first with as many threads, each bound
+ * stacks the address space cannot hold) and exits with its own message
+ * (a thread bound to a CPU that is not here, too), so the team is tried
+ * first with as many threads, each bound
  * as libgomp would bind it, which are then ended.  Returns 0, or -1 with
  * err naming the limit or the place and the count that can start. */
 int openmp_can_start(int threads, char *err)
@@ -360,7 +365,7 @@ int openmp_can_start(int threads, char *err)
         pthread_attr_getstacksize(&def, &each);
         pthread_attr_destroy(&def);
     }
-    if (!stack && each > ((size_t)128 << 10) &&
+    if (!stack && each > OPENMP_SMALL_STACK &&
         wg_threads_try(threads - 1, openmp_small_stack_attr, NULL,
                        &plain_error) == threads - 1) {
         struct rlimit as;

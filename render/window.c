@@ -335,8 +335,12 @@ static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
 
 /* SDL's video, where a window can be seen: SDL loaded and initialised,
  * on a display (not SDL's offscreen or dummy driver, unless asked for).
- * Returns 0, or -1 with the reason in err (SDL quit again). */
-static int window_video(char *err)
+ * It is kept up for the window (wg_window_show's own call counts one
+ * more; its SDL_Quit ends both): an X server whose last client leaves
+ * resets, and a window opened while Xvfb reset after a probe that had
+ * quit found "x11 not available".  Returns 0, or -1 with the reason in
+ * err (SDL quit again). */
+int wg_window_probe(char *err)
 {
     /* Nowhere to show it: no X display, no Wayland socket named or
      * findable (libwayland looks in XDG_RUNTIME_DIR), no driver asked
@@ -382,22 +386,13 @@ static int window_video(char *err)
     return 0;
 }
 
-/* The video is kept up for the window (wg_window_show's SDL_Init counts
- * one more; its SDL_Quit ends both): an X server whose last client leaves
- * resets, and a window opened while Xvfb reset after the probe had found
- * "x11 not available". */
-int wg_window_probe(char *err)
-{
-    return window_video(err);
-}
-
 int wg_window_show(const wg_image *img, const char *title,
                    const wg_window_scene *scene, long timeout,
                    wg_render_opts *last, char *err)
 {
     if (scene)
         *last = scene->opts;
-    if (window_video(err) != 0)
+    if (wg_window_probe(err) != 0)
         return -1;
     SDL_Window *win = NULL;
     SDL_Renderer *ren = NULL;

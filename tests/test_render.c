@@ -1174,10 +1174,14 @@ static const uint8_t *render_px(const wg_image *img, uint32_t x, uint32_t y)
     return img->rgb + ((size_t)y * img->w + x) * 3;
 }
 
+static double render_luma3(const uint8_t q[3])
+{
+    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2];
+}
+
 static double render_luma(const wg_image *img, uint32_t x, uint32_t y)
 {
-    const uint8_t *q = render_px(img, x, y);
-    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2];
+    return render_luma3(render_px(img, x, y));
 }
 
 /* The map of f, sea 0. */
@@ -1837,11 +1841,6 @@ static int render_steep_side(int count, const float at[][3],
     wg_image_free(&img);
     wg_fields_free(&f);
     return rc;
-}
-
-static double render_luma3(const uint8_t q[3])
-{
-    return 0.2126 * q[0] + 0.7152 * q[1] + 0.0722 * q[2];
 }
 
 WG_TEST(render_water_side_ends_at_the_water)
