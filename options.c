@@ -191,8 +191,9 @@ static void usage(FILE *fp)
 "      --elevation DEG      camera height angle, -89..89 (default 25; below 0\n"
 "                           looks up at the terrain from beneath)\n"
 "      --distance D         camera distance from the look point, 0.1..1000\n"
-"                           (default 9.5, or as far as the whole block needs\n"
-"                           to fit the picture; the terrain spans 6)\n"
+"                           (default 9.5, nearer for a wider --fov, or as\n"
+"                           far as the whole block needs to fit the\n"
+"                           picture; the terrain spans 6)\n"
 "      --fov DEG            vertical field of view, 1..150 (default 45)\n"
 "      --look Y             height of the point looked at, -10..10 (default 0.2)\n"
 "      --sun-azimuth DEG    sun bearing, -360..360 (default 290)\n"
@@ -972,17 +973,29 @@ static int act(int action)
  * least that keeps it 4% of the half-frame inside, rounded up to a
  * hundredth so the picture's provenance says it short and exactly, and
  * no farther than --distance may be (--fov 1 in a picture 16 wide needs
- * 124681: the provenance's command line would have been refused). */
+ * 124681: the provenance's command line would have been refused).
+ * A lens wider than the default's comes nearer, as far as keeps the
+ * block about as large in the picture (the default distance times the
+ * ratio of the half-angles' tangents), never nearer than the fit, which
+ * keeps the camera outside the block: at the default's 9.5, --fov 90 had
+ * drawn the world a third of the picture wide, --fov 150 70 pixels of
+ * 800. */
 static float fitted_distance(const wg_render_opts *o)
 {
     const float lo[3] = {-3.0f, WG_BLOCK_FLOOR, -3.0f};
     const float hi[3] = {3.0f, 1.0f, 3.0f};
     const float fit = wg_camera_fit(&o->cam, o->width, o->height, lo, hi, 0.04f);
     const double d = ceil((double)fit * 100.0) / 100.0;
-    const float dflt = wg_render_defaults.cam.distance;
+    const wg_camera *dc = &wg_render_defaults.cam;
+    double dflt = dc->distance;
+    if (o->cam.fov > dc->fov) {
+        const double rad = 3.14159265358979323846 / 360.0; /* half-angle */
+        dflt = ceil(dflt * tan(dc->fov * rad) / tan(o->cam.fov * rad) * 100.0) /
+               100.0;
+    }
     return d > WG_CAMERA_DISTANCE_MAX ? (float)WG_CAMERA_DISTANCE_MAX
-           : d > (double)dflt ? (float)d
-                              : dflt;
+           : d > dflt ? (float)d
+                      : (float)dflt;
 }
 
 /* A number option's value as a number: a whole number (decimal or 0x

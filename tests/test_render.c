@@ -2371,14 +2371,20 @@ WG_TEST(render_camera_fit_keeps_the_block_inside)
 
 /* Without --distance the camera stands at 9.5, or farther where the whole
  * block would not fit the picture: --elevation 60 cut the block's far and
- * near corners, 89 its top and bottom.  The distance used is in the
- * picture's provenance; a --distance given is kept. */
+ * near corners, 89 its top and bottom.  A lens wider than the default's
+ * comes nearer, no nearer than the fit (--fov 90 had stood at 9.5, the
+ * world a third of the picture wide; the lens's own 9.5 * tan 22.5 / tan
+ * 45 = 3.94 would put the camera over the block).  The distance used is
+ * in the picture's provenance; a --distance given is kept. */
 WG_TEST(render_default_distance_fits_the_block)
 {
     static const struct { const char *args, *want; } runs[] = {
         {"", "--distance 9.5 "},
         {"--elevation 60", "--distance 11.32 "},
         {"--fov 20", "--distance 19.52 "},
+        {"--fov 46", "--distance 9.28 "}, /* 9.5 * tan 22.5 / tan 23 */
+        {"--fov 90", "--distance 5.8 "},  /* the fit */
+        {"--fov 90 --distance 9.5", "--distance 9.5 "},
         {"--elevation 60 --distance 9.5", "--distance 9.5 "},
         {"--elevation 60 --distance 30", "--distance 30 "},
         /* Past --distance's range (124681 would fit): its end, 1000, so
