@@ -55,6 +55,8 @@ static const wg_rgb shade_sun_light = {2.6f, 2.25f, 1.8f};
 static const wg_rgb shade_sky_light = {0.16f, 0.22f, 0.34f};
 /* The sun's elevation, degrees, below which its light and glow redden. */
 #define SHADE_GOLDEN 12.0f
+/* How far below the horizon, degrees, the sun is when the sky is night's. */
+#define SHADE_NIGHT 12.0f
 
 void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
 {
@@ -96,6 +98,20 @@ void wg_palette_make(wg_palette *p, float sea, float sun_az, float sun_el)
         sky[i]->r *= p->sky_light;
         sky[i]->g *= p->sky_light;
         sky[i]->b *= p->sky_light;
+    }
+    /* and from the day's colours, dimmed, it turns to twilight's blues
+     * (the blue hour, the sun SHADE_NIGHT / 3 degrees down), then to a
+     * night's deep blue, SHADE_NIGHT degrees down; the glow on the sun's
+     * side fades with the sky's light.  Dimmed alone, the warm low-sun
+     * horizon had made twilight a lavender grey and every night an
+     * overcast grey, lighter than the land. */
+    if (sun_el < 0.0f) {
+        const float blue = wg_smoothstep(-sun_el * (3.0f / SHADE_NIGHT));
+        const float night = wg_smoothstep((-sun_el * (3.0f / SHADE_NIGHT) - 1.0f) * 0.5f);
+        p->zenith = wg_mix(wg_mix(p->zenith, wg_from_srgb(36, 62, 124), blue),
+                           wg_from_srgb(10, 17, 42), night);
+        p->horizon = wg_mix(wg_mix(p->horizon, wg_from_srgb(118, 124, 164), blue),
+                            wg_from_srgb(30, 39, 66), night);
     }
 }
 

@@ -667,6 +667,33 @@ WG_TEST(render_light_sun_below_the_horizon)
           "zenith %g %g %g", z_day.b, z_dusk.b, z_night.b);
 }
 
+/* Through twilight the sky turns blue and at night deep blue: dimmed
+ * alone, the warm low-sun horizon had made every night an overcast grey
+ * (the horizon's blue 0.94 of its red), lighter than the land. */
+WG_TEST(render_night_sky_is_deep_blue)
+{
+    const float hor[3] = {0.0f, 0.02f, -1.0f}, zen[3] = {0, 1, 0};
+    wg_palette dusk, blue, night, deep;
+    wg_palette_make(&dusk, 0.25f, 90, -0.5f);
+    wg_palette_make(&blue, 0.25f, 90, -4); /* away from the sun: north */
+    wg_palette_make(&night, 0.25f, 90, -12);
+    wg_palette_make(&deep, 0.25f, 90, -60);
+    wg_rgb h0 = wg_sky(&dusk, hor), h4 = wg_sky(&blue, hor),
+           h12 = wg_sky(&night, hor), h60 = wg_sky(&deep, hor),
+           z60 = wg_sky(&deep, zen);
+    CHECK(h4.b / h4.r > 1.3f * (h0.b / h0.r),
+          "the blue hour's horizon %g %g %g, at sunset %g %g %g", h4.r, h4.g,
+          h4.b, h0.r, h0.g, h0.b);
+    CHECK(h60.b > 2.0f * h60.r && z60.b > 3.0f * z60.r,
+          "the night's horizon %g %g %g, zenith %g %g %g", h60.r, h60.g,
+          h60.b, z60.r, z60.g, z60.b);
+    CHECK(h12.r == h60.r && h12.b == h60.b, "the night from 12 degrees down: "
+          "%g %g, %g %g", h12.r, h12.b, h60.r, h60.b);
+    CHECK(h60.r + h60.g + h60.b < 0.1f * (h4.r + h4.g + h4.b) + 0.05f,
+          "the night's horizon %g %g %g against the blue hour's %g %g %g",
+          h60.r, h60.g, h60.b, h4.r, h4.g, h4.b);
+}
+
 WG_TEST(render_shadow_sweep_behind_a_ridge)
 {
     /* Flat ground with a wall one unit tall down the middle (x = 32 of 65,
