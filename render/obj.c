@@ -935,9 +935,14 @@ static void obj_part(void *arg, uint32_t part)
     obj_job *j = arg;
     if (part == 0) {
         wg_texture_make(j->f, j->sea, j->side, j->rgb);
+        /* Its worldgen text is the options alone, as in every other PNG
+         * worldgen writes: the header's first line, the version, is the
+         * Software text (it had been in both, and a tool reading the
+         * options back from the PNGs misread this one). */
+        const char *opts = strchr(j->header, '\n');
         const wg_png_text text[] = {
             {"Software", "worldgen " WG_VERSION},
-            {"worldgen", j->header},
+            {"worldgen", opts ? opts + 1 : j->header},
         };
         obj_done(j, 0, wg_png_write(j->out[0].fp, j->side, j->side, 8, 3,
                                     j->rgb, (size_t)j->side * 3, text, 2,

@@ -391,9 +391,15 @@ WG_TEST(obj_texture_is_the_albedo_right_way_up)
     wg_texture_make(&f, obj_world.sea, OBJ_N, want);
 
     uint32_t w = 0, h = 0;
-    uint8_t *got = wg_read_png(tex, 8, 3, &w, &h, NULL, 0);
+    char text[1024] = "";
+    uint8_t *got = wg_read_png(tex, 8, 3, &w, &h, text, sizeof text);
     CHECK(got && w == OBJ_N && h == OBJ_N, "the texture does not read back as "
           "%ux%u RGB", OBJ_N, OBJ_N);
+    /* Its worldgen text is the options alone, as every PNG's (the version
+     * is the Software text): it had been the OBJ's header, both lines. */
+    CHECK(strstr(text, "Software=worldgen ") && strstr(text, "\nworldgen=--size ") &&
+              !strstr(text, "worldgen=worldgen"),
+          "the texture's text: %s", text);
     if (got && w == OBJ_N && h == OBJ_N)
         CHECK(memcmp(got, want, wg_cells(OBJ_N) * 3) == 0,
               "the texture is not the albedo, texel for vertex");
