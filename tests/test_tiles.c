@@ -422,6 +422,40 @@ WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
     CHECK(access(cmd, F_OK) != 0, "a mosaic with a hole: %s", cmd);
 }
 
+/* The report's span from the first tile's start to the last's end says
+ * how much of it no tile was running, in pauses over 10 s: a resume's
+ * records are of two runs, and the span had read 1262 s for 23 s of work
+ * and the 20 minutes between.  One tile's record moved 100 s on stands
+ * for a tile made again in a later run. */
+WG_TEST(tiles_report_says_the_pauses_between_runs)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-pause");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/tiles' --size 65 --tile 33 -j 2 -q "
+             "--out '%s' -- --erosion 2 --hydraulic 4 --mesh scalar", wg_srcdir(), dir);
+    wg_cli c;
+    int st = tl_run(&c, "%s && grep '^rate' '%s/report.txt'", cmd, dir);
+    CHECK(st == 0 && strstr(c.out, "first tile start to last end ") &&
+              !strstr(c.out, "no tile running"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "cd '%s/tiles' && awk '{ $10 = sprintf(\"%%.6f\", $10 + 100); "
+                "$11 = sprintf(\"%%.6f\", $11 + 100); print }' r1/r1c1.done "
+                "> moved && mv moved r1/r1c1.done && %s && grep '^rate' '%s/report.txt'",
+                dir, cmd, dir);
+    double span = 0, idle = 0;
+    const char *at = strstr(c.out, "last end ");
+    CHECK(st == 0 && at && sscanf(at, "last end %lf s, %lf s of it with no tile running",
+                                  &span, &idle) == 2 &&
+              strstr(c.out, "(1 pause over 10 s: another run, a queue)") &&
+              span >= 100.0 && idle > 90.0 && idle < span,
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* Tiles of two option sets in one folder: a tile copied in from a folder
  * made with other options, then the plan removed and the folder planned
  * with those options.  Each tile's .done had recorded no plan, so the
