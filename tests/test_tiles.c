@@ -456,6 +456,47 @@ WG_TEST(tiles_report_says_the_pauses_between_runs)
     wg_cli_free(&c);
 }
 
+/* A tile's record names the host that made it, by hostname: bash keeps a
+ * HOSTNAME it inherits, and sbatch passes the login node's (RHEL's profile
+ * exports it), so $HOSTNAME would have named the login node for every
+ * tile.  And the tiles are made where bash has no EPOCHREALTIME (before
+ * 5.0: RHEL 8, Ubuntu 18.04), from date's clock: under set -u every tile
+ * had failed there. */
+WG_TEST(tiles_records_name_the_node_and_need_no_bash5_clock)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-host");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && sed '/^export LC_ALL=C$/a unset EPOCHREALTIME' "
+                    "'%s/scripts/tiles' > tiles4 && chmod +x tiles4 && "
+                    "HOSTNAME=login01 ./tiles4 --worldgen '%s/worldgen' --size 40 "
+                    "--tile 33 -j 2 -q --out w -- --erosion 2 --hydraulic 4 --mesh scalar "
+                    ">/dev/null && grep -c unset tiles4 && cut -d' ' -f9-11 w/tiles/*/*.done "
+                    "&& hostname", dir, wg_srcdir(), wg_srcdir());
+    char host[256] = "";
+    const char *last = c.out ? strrchr(c.out, '\n') : NULL;
+    if (last && last > c.out) {
+        const char *b = last - 1;
+        while (b > c.out && b[-1] != '\n')
+            b--;
+        snprintf(host, sizeof host, "%.*s", (int)(last - b), b);
+    }
+    int named = 0, timed = 0;
+    for (const char *p = c.out; host[0] && (p = strstr(p, host)); p += strlen(host)) {
+        double a = 0, b = 0;
+        named++;
+        if (sscanf(p + strlen(host), " %lf %lf", &a, &b) == 2 && a > 1e9 && b >= a)
+            timed++;
+    }
+    /* Four records and the hostname line itself. */
+    CHECK(st == 0 && strncmp(c.out, "1\n", 2) == 0 && named == 5 && timed == 4 &&
+              !strstr(c.out, "login01"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* Tiles of two option sets in one folder: a tile copied in from a folder
  * made with other options, then the plan removed and the folder planned
  * with those options.  Each tile's .done had recorded no plan, so the
