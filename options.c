@@ -988,11 +988,9 @@ static float fitted_distance(const wg_render_opts *o)
     const double d = ceil((double)fit * 100.0) / 100.0;
     const wg_camera *dc = &wg_render_defaults.cam;
     double dflt = dc->distance;
-    if (o->cam.fov > dc->fov) {
-        const double rad = 3.14159265358979323846 / 360.0; /* half-angle */
-        dflt = ceil(dflt * tan(dc->fov * rad) / tan(o->cam.fov * rad) * 100.0) /
-               100.0;
-    }
+    if (o->cam.fov > dc->fov)
+        dflt = ceil(dflt * wg_camera_half_tan(dc->fov) /
+                    wg_camera_half_tan(o->cam.fov) * 100.0) / 100.0;
     return d > WG_CAMERA_DISTANCE_MAX ? (float)WG_CAMERA_DISTANCE_MAX
            : d > dflt ? (float)d
                       : (float)dflt;

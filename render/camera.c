@@ -52,7 +52,7 @@ void wg_eye_make(wg_eye *v, const wg_camera *c, uint32_t w, uint32_t h)
     v->h = h;
     v->cx = 0.5f * (float)w;
     v->cy = 0.5f * (float)h;
-    v->focal = (float)(0.5 * h / tan(0.5 * c->fov * camera_rad));
+    v->focal = (float)(0.5 * h / wg_camera_half_tan(c->fov));
     /* Nothing of the terrain comes nearer than this and still matters: a
      * millimetre in a six-metre world.  Clipping there keeps every drawn
      * depth finite; raster.c's guard band keeps the positions finite. */
@@ -67,6 +67,11 @@ void wg_eye_to_camera(const wg_eye *v, const float p[3], float out[3])
     out[2] = d[0] * v->fwd[0] + d[1] * v->fwd[1] + d[2] * v->fwd[2];
 }
 
+double wg_camera_half_tan(float fov)
+{
+    return tan(0.5 * fov * camera_rad);
+}
+
 float wg_camera_fit(const wg_camera *c, uint32_t w, uint32_t h,
                     const float lo[3], const float hi[3], float margin)
 {
@@ -76,7 +81,7 @@ float wg_camera_fit(const wg_camera *c, uint32_t w, uint32_t h,
     at.distance = 0.0f;
     wg_eye v;
     wg_eye_make(&v, &at, w, h);
-    double ty = tan(0.5 * c->fov * camera_rad) * (1.0 - margin);
+    double ty = wg_camera_half_tan(c->fov) * (1.0 - margin);
     double tx = ty * (double)w / (double)h;
     double need = 0.0;
     for (int k = 0; k < 8; k++) {

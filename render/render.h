@@ -224,6 +224,10 @@ typedef struct wg_eye {
  * can't fail: the CLI keeps elevation within (-90, 90). */
 void wg_eye_make(wg_eye *v, const wg_camera *c, uint32_t w, uint32_t h);
 
+/* The tangent of half a vertical field of view of fov degrees: the
+ * picture's half-height at a distance of one.  This function can't fail. */
+double wg_camera_half_tan(float fov);
+
 /* The least distance at which camera c (its own distance aside) sees the
  * whole box lo..hi (world coordinates) inside a w x h picture, each side
  * of the frame kept 'margin' (a share of the half-frame, 0..1) clear.
