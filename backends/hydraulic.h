@@ -235,6 +235,8 @@ __attribute__((always_inline)) static inline void wg_hyd_route_row(const wg_hyd_
  * below, each indexed by world x. */
 typedef struct wg_hyd_rows {
     const float *b[3], *w[3], *s[3], *p[3], *q[3];
+    const float *b0[3]; /* the ground before the first step: the world's
+                           edge reads it (scalar.c) */
     float *a; /* the row's running mean, updated in place */
 } wg_hyd_rows;
 

@@ -55,17 +55,19 @@ static const int openmp_dy[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
  * times, and each cell's nine times), row y in slot (y + 1) % 3; NULL rows
  * stand outside the world.
  *
- * The surface rows have a ghost cell at each end, and 'none' is a row of
- * ghosts for the rows outside the world: a ghost's surface is +inf, so a
- * cell's drop towards it, ftz(h - inf) flushed as pass 1 flushes drops,
- * is +0, exactly as if the neighbour were not there (it adds +0 to every
- * sum and gets a share of +0).  So pass 1 runs the vector kernel over
- * every cell of every row; it had taken the cell-by-cell path on the
- * border, a tenth of the stage at 512. */
+ * Beyond the world's edge lie SPEC.md's ghosts, whose surface GH goes on
+ * at the slope the surface has at the edge: each surface row has one at
+ * each end, and 'above' and 'below' are the rows of ghosts beyond the
+ * first and the last row (each with its two corner ghosts), made when pass
+ * 1 of those rows needs them (openmp_ghost_row).  So pass 1 runs the
+ * vector kernel over every cell of every row, a ghost a neighbour like any
+ * other there; it had taken the cell-by-cell path on the border, a tenth
+ * of the stage at 512. */
 typedef struct openmp_ring {
     float *share[3][8];
     float *surf[3];
-    const float *none;
+    float *above, *below;
+    const float *b0; /* the starting ground, all of it: pass 2's ghosts */
 } openmp_ring;
 
 /* The rows pass 1 or 2 of row y reads: the state rows y-1..y+1 (NULL
@@ -76,7 +78,32 @@ typedef struct openmp_hyd_in {
     const float *h[3]; /* pass 1: the surface rows, b + w */
     const float *share[3][8];
     float *a;
+    /* Pass 2, the ghosts' ground GB (SPEC.md "The world's edge"), the
+     * starting ground of the cell each stands beside: for the first row
+     * the first row of it (ga), for the last the last (gz), NULL
+     * elsewhere, indexed as the rows and moved with them; and all of it
+     * (b0, n columns), for the first and the last column, and the row y
+     * of how many. */
+    const float *ga, *gz, *b0;
+    uint32_t n, y, rows;
 } openmp_hyd_in;
+
+/* The ground GB of the ghost at (gx, gy), one step outside the grid: the
+ * starting ground of the cell it stands beside. */
+static inline float openmp_ghost_at(const openmp_hyd_in *in, int64_t gx,
+                                    int64_t gy)
+{
+    int64_t cx = gx < 0 ? 0 : gx >= in->n ? in->n - 1 : gx;
+    int64_t cy = gy < 0 ? 0 : gy >= in->rows ? in->rows - 1 : gy;
+    return in->b0[cy * in->n + cx];
+}
+
+/* A ghost's term of pass 2 (SPEC.md "The world's edge"): it counts only
+ * in the steepest drop, through its ground GB; its water share is among
+ * the cell's own shares, from pass 1, and it gives nothing and takes no
+ * creep.  The drop is a max of +0 and nonzero numbers, so the order in
+ * which the ghosts join it changes no bit. */
+#define OMP_GHOST(gbv, g, b, drop)                                               do {                                                                             float e_ = wg_hyd_ftz((b) - (gbv), eps);                                     drop = wg_hyd_max(drop, e_ * (g));                                       } while (0)
 
 /* SPEC weight(d, g, p) for d = +0 or d >= EPS, with one flush where the
  * SPEC has three: t = (d g) p lies in [0, about 1], so if t or t^2 is
@@ -209,7 +236,8 @@ static void openmp_hyd_route_cells(const wg_hyd_consts *k,
     }
 }
 
-/* Pass 2 of one cell, with only the neighbours that exist. */
+/* Pass 2 of one cell, with the neighbours that exist ('has') and ghosts
+ * for the others. */
 static void openmp_hyd_step_cell(const wg_hyd_consts *k,
                                  const openmp_hyd_in *in, size_t x,
                                  const int has[8], float *bo, float *wo,
@@ -218,10 +246,15 @@ static void openmp_hyd_step_cell(const wg_hyd_consts *k,
     const float eps = k->eps, b = in->b[1][x];
     float win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
     for (int i = 0; i < 8; i++) {
-        if (!has[i])
+        int corner = openmp_dx[i] && openmp_dy[i];
+        if (!has[i]) {
+            float gb = openmp_ghost_at(in, (int64_t)x + openmp_dx[i],
+                                       (int64_t)in->y + openmp_dy[i]);
+            OMP_GHOST(gb, corner ? k->slope_d : 1.0f, b, drop);
             continue;
+        }
         size_t xx = x + (size_t)(ptrdiff_t)openmp_dx[i];
-        int r = 1 + openmp_dy[i], corner = openmp_dx[i] && openmp_dy[i];
+        int r = 1 + openmp_dy[i];
         float f = in->share[r][7 - i][xx];
         win = win + in->w[r][xx] * f;
         sin = sin + in->s[r][xx] * f;
@@ -285,6 +318,7 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
                           *restrict o4 = in->share[1][4], *restrict o5 = in->share[1][5],
                           *restrict o6 = in->share[1][6], *restrict o7 = in->share[1][7];
     float *restrict am = in->a;
+    const float *restrict ga = in->ga, *restrict gz = in->gz;
 #pragma omp simd
     for (size_t x = x0; x < x1; x++) {
         float b[OMP_J_MAX], win[OMP_J_MAX], sin[OMP_J_MAX], drop[OMP_J_MAX],
@@ -303,7 +337,8 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
         OMP_OUT(o0); OMP_OUT(o1); OMP_OUT(o2); OMP_OUT(o3);
         OMP_OUT(o4); OMP_OUT(o5); OMP_OUT(o6); OMP_OUT(o7);
 #undef OMP_OUT
-        /* The neighbours that exist, in SPEC order. */
+        /* The neighbours that exist, in SPEC order (the ghosts beyond the
+         * first or the last row come after them: below). */
 #define OMP_NBJ(f, wr, zr, br, dx, g, c)                                     \
         OMP_J(OMP_NB(f, wr, zr, br, x + j * off + dx, g, c, b[j], win[j],  \
                      sin[j], drop[j], creep[j]))
@@ -320,6 +355,19 @@ openmp_hyd_step_kernel(const wg_hyd_consts *k, const openmp_hyd_in *in,
             OMP_NBJ(f7, w2, z2, b2, 1, gd, cd);
         }
 #undef OMP_NBJ
+        /* The first or the last row of the world: the ghosts beyond it. */
+#define OMP_GJ(row, dx, g)                                                           OMP_J(OMP_GHOST(row[x + j * off + dx], g, b[j], drop[j]))
+        if (!up) {
+            OMP_GJ(ga, -1, gd);
+            OMP_GJ(ga, 0, 1.0f);
+            OMP_GJ(ga, 1, gd);
+        }
+        if (!down) {
+            OMP_GJ(gz, -1, gd);
+            OMP_GJ(gz, 0, 1.0f);
+            OMP_GJ(gz, 1, gd);
+        }
+#undef OMP_GJ
         float nb[OMP_J_MAX], nw[OMP_J_MAX], ns[OMP_J_MAX], na[OMP_J_MAX];
         OMP_J(na[j] = am[x + j * off]);
         OMP_J(wg_hyd_finish(&kk, b[j], w1[x + j * off], z1[x + j * off],
@@ -371,6 +419,8 @@ static openmp_hyd_in openmp_hyd_shift(const openmp_hyd_in *in, size_t by)
             t.share[r][i] = in->share[r][i] ? in->share[r][i] + by : NULL;
     }
     t.a = in->a ? in->a + by : NULL;
+    t.ga = in->ga ? in->ga + by : NULL;
+    t.gz = in->gz ? in->gz + by : NULL;
     return t;
 }
 
@@ -425,7 +475,8 @@ static void openmp_hyd_has(uint32_t n, uint32_t rows, uint32_t x, uint32_t y,
 }
 
 /* Pass 2 of cell x of the first (left) or the last (right) column, with
- * the neighbours that exist as constants: openmp_hyd_step_cell's
+ * the neighbours that exist (and the ghosts for those that do not) as
+ * constants: openmp_hyd_step_cell's
  * operations in its order, unrolled.  The loop over eight neighbours with
  * a test each had cost 6% of the stage at 512 on AVX2 (two such cells a
  * row of 513; measured by leaving them out). */
@@ -442,24 +493,43 @@ openmp_hyd_step_side(const wg_hyd_consts *k, const openmp_hyd_in *in,
 #define OMP_SIDE(i, r, xx, g, c)                                             \
     OMP_NB(in->share[r][7 - (i)], in->w[r], in->s[r], in->b[r], xx, g, c, b, \
            win, sin, drop, creep)
-    if (up) {
-        if (left)
-            OMP_SIDE(0, 0, x - 1, gd, cd);
+    /* A neighbour beyond the edge is a ghost (dx, dy from the cell). */
+#define OMP_SIDE_GHOST(dx, dy, g)                                            \
+    OMP_GHOST(openmp_ghost_at(in, (int64_t)x + (dx), (int64_t)in->y + (dy)), \
+              g, b, drop)
+    if (up && left)
+        OMP_SIDE(0, 0, x - 1, gd, cd);
+    else
+        OMP_SIDE_GHOST(-1, -1, gd);
+    if (up)
         OMP_SIDE(1, 0, x, 1.0f, co);
-        if (right)
-            OMP_SIDE(2, 0, x + 1, gd, cd);
-    }
+    else
+        OMP_SIDE_GHOST(0, -1, 1.0f);
+    if (up && right)
+        OMP_SIDE(2, 0, x + 1, gd, cd);
+    else
+        OMP_SIDE_GHOST(1, -1, gd);
     if (left)
         OMP_SIDE(3, 1, x - 1, 1.0f, co);
+    else
+        OMP_SIDE_GHOST(-1, 0, 1.0f);
     if (right)
         OMP_SIDE(4, 1, x + 1, 1.0f, co);
-    if (down) {
-        if (left)
-            OMP_SIDE(5, 2, x - 1, gd, cd);
+    else
+        OMP_SIDE_GHOST(1, 0, 1.0f);
+    if (down && left)
+        OMP_SIDE(5, 2, x - 1, gd, cd);
+    else
+        OMP_SIDE_GHOST(-1, 1, gd);
+    if (down)
         OMP_SIDE(6, 2, x, 1.0f, co);
-        if (right)
-            OMP_SIDE(7, 2, x + 1, gd, cd);
-    }
+    else
+        OMP_SIDE_GHOST(0, 1, 1.0f);
+    if (down && right)
+        OMP_SIDE(7, 2, x + 1, gd, cd);
+    else
+        OMP_SIDE_GHOST(1, 1, gd);
+#undef OMP_SIDE_GHOST
 #undef OMP_SIDE
 #undef OMP_NB
     float out = 0.0f;
@@ -496,8 +566,8 @@ static void openmp_hyd_step_edge(const wg_hyd_consts *k,
 
 /* Pass 2 of row y of a grid of n columns and 'rows' rows: the vector
  * kernel but in the first and the last column, which take the edge code
- * (the cell code, with the neighbours that exist, on a grid narrower than
- * three). */
+ * (the cell code, with the neighbours that exist and ghosts, on a grid
+ * narrower than three). */
 static void openmp_hyd_row(const wg_consts *c, const openmp_hyd_in *in,
                            uint32_t n, uint32_t rows, uint32_t y, float *o0,
                            float *o1, float *o2)
@@ -523,7 +593,16 @@ static inline float *openmp_row(float *f, uint32_t y, uint32_t n,
     return y < rows ? f + (size_t)y * n : NULL;
 }
 
-/* The water surface b + w of a row, which pass 1 reads. */
+/* A ghost's value (SPEC.md "The world's edge"): the value v at its cell
+ * c going on at the slope from the cell i one further in, v[c] + (v[c] -
+ * v[i]). */
+static inline float openmp_ghost(float vc, float vi)
+{
+    return vc + (vc - vi);
+}
+
+/* The water surface b + w of a row (n >= 2), which pass 1 reads, and the
+ * ghosts at its two ends. */
 OPENMP_CLONES
 static void openmp_surface_row(const float *restrict b,
                                const float *restrict w, float *restrict h,
@@ -532,6 +611,23 @@ static void openmp_surface_row(const float *restrict b,
 #pragma omp simd
     for (uint32_t x = 0; x < n; x++)
         h[x] = b[x] + w[x];
+    h[-1] = openmp_ghost(h[0], h[1]);
+    h[n] = openmp_ghost(h[n - 1], h[n - 2]);
+}
+
+/* The ghosts' water surfaces beyond the first or the last row, from that
+ * row (v0) and the one further in (v1), into g indexed from -1 to n, for
+ * pass 1 of the edge row.  The corner ghosts go on diagonally. */
+OPENMP_CLONES
+static void openmp_ghost_row(const float *restrict v0,
+                             const float *restrict v1, float *restrict g,
+                             uint32_t n)
+{
+#pragma omp simd
+    for (uint32_t x = 0; x < n; x++)
+        g[x] = openmp_ghost(v0[x], v1[x]);
+    g[-1] = openmp_ghost(v0[0], v1[1]);
+    g[n] = openmp_ghost(v0[n - 1], v1[n - 2]);
 }
 
 #define SLOT(y) (((y) + 1) % 3)
@@ -570,7 +666,20 @@ static void openmp_hyd_sweep_row(const wg_consts *c, const wg_hyd_state *st,
         uint32_t yy = y - 1 + (uint32_t)k;
         in.b[k] = ROW(st->b, yy);
         in.w[k] = ROW(st->w, yy);
-        in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : ring->none;
+        in.h[k] = yy < rows ? ring->surf[SLOT(yy)] : NULL;
+    }
+    /* The ghosts beyond the world's first and last rows.  R is at least 2
+     * by 2 when there are steps (its halo is at least 3 cells, the world
+     * at least 2 on a side), so the edge row has one further in. */
+    if (y == 0) {
+        openmp_ghost_row(ring->surf[SLOT(0)], ring->surf[SLOT(1)],
+                         ring->above, n);
+        in.h[0] = ring->above;
+    }
+    if (y == rows - 1) {
+        openmp_ghost_row(ring->surf[SLOT(rows - 1)],
+                         ring->surf[SLOT(rows - 2)], ring->below, n);
+        in.h[2] = ring->below;
     }
     openmp_hyd_route_cells(&c->hyd, &in, 0, n, ring->share[SLOT(y)]);
     uint32_t ys[2] = {y - 1, y};
@@ -588,6 +697,12 @@ static void openmp_hyd_sweep_row(const wg_consts *c, const wg_hyd_state *st,
                 in.share[k][i] = yy < rows ? ring->share[SLOT(yy)][i] : NULL;
         }
         in.a = ROW(st->a, r);
+        in.b0 = ring->b0;
+        in.ga = r == 0 ? ring->b0 : NULL;
+        in.gz = r == rows - 1 ? ring->b0 + (size_t)(rows - 1) * n : NULL;
+        in.n = n;
+        in.y = r;
+        in.rows = rows;
         openmp_hyd_row(c, &in, n, rows, r, ROW(st->bo, r), ROW(st->wo, r),
                        ROW(st->so, r));
     }
@@ -777,28 +892,27 @@ void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
                              "stage's progress");
     }
     /* Two rings, one for each step of a pair: 3 rows of 8 shares and the
-     * surface each, and the row of ghosts they share, 55 rows in all, each
-     * 80 bytes past a multiple of the row: rows a power of two apart (8
-     * KiB at 2048) would fall in the same L1 sets and evict each other
-     * (measured at 2048, one thread: 28.3 ns a cell-step unpadded, 16.4
-     * padded; 512 is 13.4 either way). */
+     * surface each, and the two rows of ghosts beyond the world's first
+     * and last rows, 29 rows a ring, each 80 bytes past a multiple of the
+     * row: rows a power of two apart (8 KiB at 2048) would fall in the
+     * same L1 sets and evict each other (measured at 2048, one thread:
+     * 28.3 ns a cell-step unpadded, 16.4 padded; 512 is 13.4 either
+     * way). */
     const size_t stride = (size_t)n + 20;
-    float *pq = malloc(55 * stride * sizeof(float));
+    float *pq = malloc(58 * stride * sizeof(float));
     openmp_ring ring[2];
     if (pq) {
-        float *none = pq + 54 * stride;
-        for (size_t x = 0; x < (size_t)n + 2; x++)
-            none[x] = INFINITY;
         for (int k = 0; k < 2; k++) {
-            float *at = pq + (size_t)(27 * k) * stride;
+            float *at = pq + (size_t)(29 * k) * stride;
             for (int r = 0; r < 3; r++) {
                 for (int i = 0; i < 8; i++)
                     ring[k].share[r][i] = at + (size_t)(9 * r + i) * stride;
                 /* A surface row and its two ghosts. */
                 ring[k].surf[r] = at + (size_t)(9 * r + 8) * stride + 1;
-                ring[k].surf[r][-1] = ring[k].surf[r][n] = INFINITY;
             }
-            ring[k].none = none + 1;
+            ring[k].above = at + 27 * stride + 1;
+            ring[k].below = at + 28 * stride + 1;
+            ring[k].b0 = NULL; /* made with the buffers, below */
         }
     } else {
         openmp_team_fail(tm, "openmp: out of memory for the hydraulic "
@@ -806,6 +920,8 @@ void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
     }
     openmp_barrier_wait(&tm->bar, id); /* the buffers are made, or not */
     const int failed = tm->bar.stop;
+    if (!failed)
+        ring[0].b0 = ring[1].b0 = hb->b0;
     if (!failed) {
         /* The fields this stage writes first, each thread its band's
          * pages at once (openmp_first_touch), not a trap a page as its

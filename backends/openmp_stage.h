@@ -20,7 +20,8 @@
 
 /* The stages run on the rectangle R = wg_job_rect() (the whole world, or
  * a region and its halo) as on a world of R's width and height: R's edges
- * are its border, where neighbours do not exist.  Where R's edge is the
+ * are its border, where neighbours do not exist (stage 3 puts its ghosts
+ * beyond it).  Where R's edge is the
  * world's, that is the SPEC's rule; elsewhere it makes cells near the edge
  * wrong, but no further in than the halo, which the window does not reach
  * (SPEC.md "Windows and tiles").  Only the terrain needs R's place in the

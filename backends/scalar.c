@@ -131,7 +131,7 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
 }
 
 /* Stage 3: every cell visits its neighbours in SPEC order (dy outer, dx
- * inner), skipping itself and those outside the world. */
+ * inner), skipping itself; those outside the world are ghosts. */
 
 void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                                wg_rect win, const wg_view *b,
@@ -145,26 +145,69 @@ void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
                          scalar_at(a, x, y));
 }
 
-/* The neighbours of (x, y) that exist, in SPEC order: their offsets, slope
- * weights (1 for a side, GD for a corner) and creep rates.  Returns how
- * many. */
-static int scalar_hyd_neighbours(const wg_consts *c, uint32_t x, uint32_t y,
-                                 int dxs[8], int dys[8], float gs[8],
-                                 float cs[8])
+/* The eight neighbours of (x, y) in SPEC order: offsets, slope weight (1
+ * for a side, GD for a corner) and creep rate; a neighbour outside the
+ * world is a ghost (SPEC.md "The world's edge"), standing for the land
+ * going on, made from its cells c (the ghost clamped into the world) and
+ * i = c + (c - ghost), given as offsets from (x, y). */
+typedef struct scalar_nb {
+    int dx, dy, ghost;
+    int cx, cy, ix, iy; /* a ghost's c and i */
+    float g, c;
+} scalar_nb;
+
+static void scalar_hyd_neighbours(const wg_consts *c, uint32_t x, uint32_t y,
+                                  scalar_nb nb[8])
 {
     const int n = (int)c->n;
     int m = 0;
     for (int dy = -1; dy <= 1; dy++)
         for (int dx = -1; dx <= 1; dx++) {
-            int xx = (int)x + dx, yy = (int)y + dy;
-            if ((dx == 0 && dy == 0) || xx < 0 || yy < 0 || xx >= n || yy >= n)
-                continue; /* outside the grid: no neighbour */
-            dxs[m] = dx;
-            dys[m] = dy;
-            cs[m] = dx && dy ? c->hyd.creep_d : c->hyd.creep_o;
-            gs[m++] = dx && dy ? c->hyd.slope_d : 1.0f;
+            if (dx == 0 && dy == 0)
+                continue;
+            scalar_nb *k = &nb[m++];
+            int gx = (int)x + dx, gy = (int)y + dy;
+            int cx = gx < 0 ? 0 : gx >= n ? n - 1 : gx;
+            int cy = gy < 0 ? 0 : gy >= n ? n - 1 : gy;
+            k->dx = dx;
+            k->dy = dy;
+            k->ghost = cx != gx || cy != gy;
+            k->cx = cx - (int)x;
+            k->cy = cy - (int)y;
+            k->ix = 2 * cx - gx - (int)x;
+            k->iy = 2 * cy - gy - (int)y;
+            k->c = dx && dy ? c->hyd.creep_d : c->hyd.creep_o;
+            k->g = dx && dy ? c->hyd.slope_d : 1.0f;
         }
-    return m;
+}
+
+/* Field f's value at offset (dx, dy) from cell x of the middle row. */
+#define SCALAR_AT(f, dx, dy) (in->f[1 + (dy)][x + (size_t)(ptrdiff_t)(dx)])
+
+/* The water surface b + w at offset (dx, dy) from cell x. */
+static float scalar_hyd_surface(const wg_hyd_rows *in, uint32_t x, int dx,
+                                int dy)
+{
+    return SCALAR_AT(b, dx, dy) + SCALAR_AT(w, dx, dy);
+}
+
+/* A neighbour's water surface: its b + w, or a ghost's GH, the surface
+ * going on beyond the edge at its slope there. */
+static float scalar_hyd_nb_surface(const wg_hyd_rows *in, uint32_t x,
+                                   const scalar_nb *k)
+{
+    if (!k->ghost)
+        return scalar_hyd_surface(in, x, k->dx, k->dy);
+    float hc = scalar_hyd_surface(in, x, k->cx, k->cy);
+    return hc + (hc - scalar_hyd_surface(in, x, k->ix, k->iy));
+}
+
+/* A ghost's ground GB: the starting ground of its cell c, a fixed base
+ * level. */
+static float scalar_hyd_ghost_ground(const wg_hyd_rows *in, uint32_t x,
+                                     const scalar_nb *k)
+{
+    return SCALAR_AT(b0, k->cx, k->cy);
 }
 
 /* Pass 1 of cell x of the middle row of 'in' (b and w), anywhere. */
@@ -172,21 +215,19 @@ static void scalar_hyd_route_cell(const wg_consts *c, const wg_hyd_rows *in,
                                   uint32_t x, uint32_t y, float *p, float *q)
 {
     const wg_hyd_consts *k = &c->hyd;
-    int dxs[8], dys[8];
-    float g[8], cs[8], d[8];
-    int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
+    scalar_nb nb[8];
+    float d[8];
+    scalar_hyd_neighbours(c, x, y, nb);
     float wc = in->w[1][x], h = in->b[1][x] + wc;
     float dmax = 0.0f, sum = 0.0f;
-    for (int i = 0; i < m; i++) {
-        size_t xx = x + (size_t)(ptrdiff_t)dxs[i];
-        int r = 1 + dys[i];
-        d[i] = wg_hyd_ftz(h - (in->b[r][xx] + in->w[r][xx]), k->eps);
-        dmax = wg_hyd_max(dmax, d[i] * g[i]);
+    for (int i = 0; i < 8; i++) {
+        d[i] = wg_hyd_ftz(h - scalar_hyd_nb_surface(in, x, &nb[i]), k->eps);
+        dmax = wg_hyd_max(dmax, d[i] * nb[i].g);
     }
     float pc = wg_hyd_inv(dmax);
-    for (int i = 0; i < m; i++)
+    for (int i = 0; i < 8; i++)
         if (d[i] > 0.0f)
-            sum = sum + wg_hyd_weight(d[i], g[i], pc, k->eps);
+            sum = sum + wg_hyd_weight(d[i], nb[i].g, pc, k->eps);
     *p = pc;
     *q = wg_hyd_route(k, dmax, sum, wc);
 }
@@ -197,23 +238,34 @@ static void scalar_hyd_step_cell(const wg_consts *c, const wg_hyd_rows *in,
                                  float *so)
 {
     const wg_hyd_consts *k = &c->hyd;
-    int dxs[8], dys[8];
-    float g[8], cs[8];
-    int m = scalar_hyd_neighbours(c, x, y, dxs, dys, g, cs);
+    scalar_nb nb[8];
+    scalar_hyd_neighbours(c, x, y, nb);
     float bc = in->b[1][x], wc = in->w[1][x];
     float pc = in->p[1][x], qc = in->q[1][x];
     float h = bc + wc;
     float out_ = 0.0f, win = 0.0f, sin = 0.0f, drop = 0.0f, creep = 0.0f;
-    for (int i = 0; i < m; i++) {
-        size_t xx = x + (size_t)(ptrdiff_t)dxs[i];
-        int r = 1 + dys[i];
+    for (int i = 0; i < 8; i++) {
+        const scalar_nb *n = &nb[i];
+        if (n->ghost) {
+            /* It takes water and gives none, and no soil creeps to it. */
+            float d = wg_hyd_ftz(h - scalar_hyd_nb_surface(in, x, n), k->eps);
+            if (d > 0.0f)
+                out_ = out_ + wg_hyd_ftz(wg_hyd_weight(d, n->g, pc, k->eps) *
+                                         qc, k->eps);
+            float e = wg_hyd_ftz(bc - scalar_hyd_ghost_ground(in, x, n),
+                                 k->eps);
+            drop = wg_hyd_max(drop, e * n->g);
+            continue;
+        }
         WG_HYD_GATHER(out_, win, sin, drop, creep, bc, h, pc, qc,
-                      in->b[r][xx], in->w[r][xx], in->s[r][xx], in->p[r][xx],
-                      in->q[r][xx], g[i], cs[i], k->eps);
+                      SCALAR_AT(b, n->dx, n->dy), SCALAR_AT(w, n->dx, n->dy),
+                      SCALAR_AT(s, n->dx, n->dy), SCALAR_AT(p, n->dx, n->dy),
+                      SCALAR_AT(q, n->dx, n->dy), n->g, n->c, k->eps);
     }
     wg_hyd_finish(k, bc, wc, in->s[1][x], out_, win, sin, drop, creep, &bo[x],
                   &wo[x], &so[x], &in->a[x]);
 }
+#undef SCALAR_AT
 
 void wg_scalar_hydraulic_route_row(const wg_consts *c, const wg_hyd_rows *in,
                                    uint32_t y, uint32_t x0, uint32_t x1,
@@ -282,7 +334,7 @@ void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
     }
 }
 
-void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[6],
                               wg_rect win, const wg_view *const out[3],
                               const wg_view *a)
 {
@@ -297,6 +349,7 @@ void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
             rows.s[k] = scalar_row(in[2], yy, n);
             rows.p[k] = scalar_row(in[3], yy, n);
             rows.q[k] = scalar_row(in[4], yy, n);
+            rows.b0[k] = scalar_row(in[5], yy, n);
         }
         wg_scalar_hydraulic_step_row(c, &rows, y, win.x, win.x + win.w,
                                      (float *)scalar_row(out[0], y, n),
@@ -519,9 +572,11 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
         uint32_t left = 2 * (steps - i); /* + 1 for the normals, - 1 */
         wg_scalar_hydraulic_route(c, &V(st.b), &V(st.w), scalar_need(s, left),
                                   &V(hb.p), &V(hb.q));
-        const wg_view in[5] = {V(st.b), V(st.w), V(st.s), V(hb.p), V(hb.q)};
+        const wg_view in[6] = {V(st.b), V(st.w),  V(st.s),
+                               V(hb.p), V(hb.q), V(hb.b0)};
         const wg_view out[3] = {V(st.bo), V(st.wo), V(st.so)};
-        const wg_view *const pin[5] = {&in[0], &in[1], &in[2], &in[3], &in[4]};
+        const wg_view *const pin[6] = {&in[0], &in[1], &in[2],
+                                       &in[3], &in[4], &in[5]};
         const wg_view *const pout[3] = {&out[0], &out[1], &out[2]};
         wg_scalar_hydraulic_step(c, pin, scalar_need(s, left - 1), pout,
                                  &V(st.a));

@@ -27,9 +27,11 @@ void wg_scalar_erosion_pass(const wg_consts *c, const wg_view *src,
  *         (b may be h: in place).
  * route:  pass 1 of a step, P and Q from b and w (which contain win grown
  *         by one cell, clipped to the world).
- * step:   pass 2 of a step, in = {b, w, s, P, Q} (each containing win grown
- *         by one cell) to out = {b, w, s}, which must not overlap in, and
- *         the water's running mean a, updated in place.
+ * step:   pass 2 of a step, in = {b, w, s, P, Q, b0} (each containing win
+ *         grown by one cell; b0 is the ground before the first step, which
+ *         the ghosts beyond the world's edge read) to out = {b, w, s},
+ *         which must not overlap in, and the water's running mean a,
+ *         updated in place.
  * settle: after the last step, the final heights h, water wo and the net
  *         sediment from b, w, a and the starting ground b0 (h may be b, wo
  *         may be w). */
@@ -40,12 +42,12 @@ void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
 void wg_scalar_hydraulic_route(const wg_consts *c, const wg_view *b,
                                const wg_view *w, wg_rect win,
                                const wg_view *p, const wg_view *q);
-void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[5],
+void wg_scalar_hydraulic_step(const wg_consts *c, const wg_view *const in[6],
                               wg_rect win, const wg_view *const out[3],
                               const wg_view *a);
 /* The same two passes over cells x0 <= x < x1 of row y alone, from row
  * pointers indexed by world x (rows above and below the world are NULL):
- * what the OpenMP backend calls with its own row buffers. */
+ * what wg_scalar_hydraulic_route and _step call with their views' rows. */
 struct wg_hyd_rows;
 void wg_scalar_hydraulic_route_row(const wg_consts *c,
                                    const struct wg_hyd_rows *in, uint32_t y,

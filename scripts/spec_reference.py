@@ -156,26 +156,56 @@ def hydraulic(N, h, steps, sea_str, NB):
         return r
     def weight(d, g, p):
         t = ftz(f32(f32(d * g) * p)); t2 = ftz(f32(t * t)); return ftz(f32(t2 * t2))
-    # neighbour lists with g, c
-    NBg = [[(k, 1.0 if (dx == 0 or dy == 0) else GD, KS if (dx == 0 or dy == 0) else KS4)
-            for k, dx, dy in lst] for lst in NB]
+    # neighbour lists in spec order: (k, g, c, ghost), where a ghost (a
+    # neighbour outside the grid) has k = (its cell c, the cell i one
+    # further in): SPEC "The world's edge"
+    def clampi(v): return 0 if v < 0 else (N - 1 if v >= N else v)
+    NBg = []
+    for y in range(N):
+        for x in range(N):
+            lst = []
+            for dy in (-1, 0, 1):
+                for dx in (-1, 0, 1):
+                    if dx == 0 and dy == 0: continue
+                    side = dx == 0 or dy == 0
+                    g = 1.0 if side else GD
+                    c = KS if side else KS4
+                    gx, gy = x + dx, y + dy
+                    if 0 <= gx < N and 0 <= gy < N:
+                        lst.append((gy * N + gx, g, c, False))
+                    else:
+                        cx, cy = clampi(gx), clampi(gy)
+                        ix, iy = cx + (cx - gx), cy + (cy - gy)
+                        lst.append(((cy * N + cx, iy * N + ix), g, c, True))
+            NBg.append(lst)
     n = N * N
     b = [ftz(x) for x in h]
     w = [ftz(f32(SEA - bb)) if bb < SEA else 0.0 for bb in b]
     s = [0.0] * n
     a = list(w)
     b0 = list(b)
+    def surf(k, ghost):
+        if not ghost:
+            return f32(b[k] + w[k])
+        ci, ii = k
+        hc = f32(b[ci] + w[ci])
+        return f32(hc + f32(hc - f32(b[ii] + w[ii])))
+    def ground(k, ghost):
+        if not ghost:
+            return b[k]
+        ci, ii = k
+        return b0[ci]
     for _ in range(steps):
         P = [0.0] * n; Q = [0.0] * n
         for i in range(n):
             H = f32(b[i] + w[i])
-            ds = [ftz(f32(H - f32(b[k] + w[k]))) for k, g, c in NBg[i]]
+            ds = [ftz(f32(H - surf(k, gh))) for k, g, c, gh in NBg[i]]
             dmax = 0.0
-            for (k, g, c), d in zip(NBg[i], ds):
+            for (k, g, c, gh), d in zip(NBg[i], ds):
                 dmax = hmax(dmax, f32(d * g))
             Pi = rcp(dmax) if dmax > 0 else 0.0
             sm = 0.0
-            for (k, g, c), d in zip(NBg[i], ds):
+            for (k, g, c, gh), d in zip(NBg[i], ds):
                 if d > 0: sm = f32(sm + weight(d, g, Pi))
             F = hmin(FMAX, f32(f32(dmax * KF) * rcp(hmax(w[i], EPS))))
             Q[i] = f32(F * rcp(sm)) if sm > 0 else 0.0
@@ -185,10 +215,14 @@ def hydraulic(N, h, steps, sea_str, NB):
             bi = b[i]; wi = w[i]; si = s[i]
             H = f32(bi + wi)
             out = 0.0; win = 0.0; sin_ = 0.0; drop = 0.0; creep = 0.0
-            for k, g, c in NBg[i]:
-                d = ftz(f32(H - f32(b[k] + w[k])))
+            for k, g, c, gh in NBg[i]:
+                d = ftz(f32(H - surf(k, gh)))
                 if d > 0:
                     out = f32(out + ftz(f32(weight(d, g, P[i]) * Q[i])))
+                if gh:
+                    # a ghost: gives nothing, no creep (SPEC "The world's edge")
+                    drop = hmax(drop, f32(ftz(f32(bi - ground(k, gh))) * g))
+                    continue
                 if d < 0:
                     fk = ftz(f32(weight(-d, g, P[k]) * Q[k]))
                     win = f32(win + f32(w[k] * fk))

@@ -29,9 +29,11 @@
 // integer subtraction for rcp's seed.  The constants are the host's binary32
 // values (push constants), never literals here.  Each cell visits its
 // neighbours in the SPEC's order, dy = -1, 0, 1 outer and dx = -1, 0, 1
-// inner; a neighbour outside R is skipped: its terms are computed
-// from a clamped load and then not selected, so every sum is the C's, term
-// for term.  The loop over rows has a specialisation-constant bound, which
+// inner; a neighbour outside R is a ghost (SPEC.md "The world's edge"),
+// made from the window's values by ghost() in the border's invocations
+// only; in pass 2 a cell of the world's terms are computed from a clamped
+// load and not selected where the neighbour is a ghost, and a ghost's
+// where it is a cell, so every sum is the C's, term for term.  The loop over rows has a specialisation-constant bound, which
 // glslc cannot unroll (its unroller drops 'precise' from the copies: see
 // erosion.comp); the eight neighbours are written out by the preprocessor.
 //
@@ -164,6 +166,21 @@ float weight(float d, float gk, float p)
     return ftz(t4);
 }
 
+// A ghost's value (SPEC.md "The world's edge") from the 3x3 window v (row
+// r = 0 above, 1 the cell's, 2 below; column c = 0 left, 1, 2 right) of
+// the ghost in row r, column c, whose row (ro) or column (co) or both lie
+// outside R: its cell c clamped into R, and the value there going on at
+// the slope from the cell one further in, v[c] + (v[c] - v[i]).
+float ghost(float v[9], int r, int c, bool ro, bool co)
+{
+    int cr = ro ? 1 : r, cc = co ? 1 : c;
+    int ir = ro ? 2 - r : r, ic = co ? 2 - c : c;
+    precise float vc = v[cr * 3 + cc];
+    precise float t = vc - v[ir * 3 + ic];
+    precise float g = vc + t;
+    return g;
+}
+
 // ---------------------------------------------------------------- pass 1
 
 // wg_hyd_inv: P = rcp(dmax), or 0 when no neighbour's surface is lower.
@@ -188,20 +205,21 @@ float route(float dmax, float sum, float w)
 // (0), centre (1) and right (2).  A load clamps its row and column only to
 // stay inside R: a clamped value is never selected.
 
-// Pass 1 of one cell: its surface drop to neighbour k (surface hk), where
-// it exists ('ok'), flushed, into d, and the steepest weighted drop ...
-#define DROP(d, hk, gk, ok)                                                \
+// Pass 1 of one cell: its surface drop to neighbour k (surface hk, a
+// ghost's GH beyond the edge), flushed, into d, and the steepest weighted
+// drop ...
+#define DROP(d, hk, gk)                                                    \
     {                                                                      \
         precise float dh_ = h - (hk);                                      \
         d = ftz(dh_);                                                      \
         precise float dg_ = d * (gk);                                      \
-        dmax = (ok) ? max_(dmax, dg_) : dmax;                              \
+        dmax = max_(dmax, dg_);                                            \
     }
 // ... and the sum of the weights of the lower neighbours.
-#define SUM(d, gk, ok)                                                     \
+#define SUM(d, gk)                                                         \
     {                                                                      \
         precise float t_ = sum + weight(d, gk, p);                         \
-        sum = (ok) && d > 0.0 ? t_ : sum;                                  \
+        sum = d > 0.0 ? t_ : sum;                                          \
     }
 
 void route_pass(uint x, uint y0, uint y1)
@@ -241,25 +259,39 @@ void route_pass(uint x, uint y0, uint y1)
             wn = v.y;
         }
 
+        // The neighbours' surfaces, ghosts' beyond the edge.
+        float n0 = a0, n1 = a1, n2 = a2, n3 = b0, n4 = b2, n5 = c0, n6 = c1,
+              n7 = c2;
+        if (!(hu && hd && hl && hr)) {
+            float v[9] = float[9](a0, a1, a2, b0, b1, b2, c0, c1, c2);
+            n0 = hu && hl ? n0 : ghost(v, 0, 0, !hu, !hl);
+            n1 = hu ? n1 : ghost(v, 0, 1, true, false);
+            n2 = hu && hr ? n2 : ghost(v, 0, 2, !hu, !hr);
+            n3 = hl ? n3 : ghost(v, 1, 0, false, true);
+            n4 = hr ? n4 : ghost(v, 1, 2, false, true);
+            n5 = hd && hl ? n5 : ghost(v, 2, 0, !hd, !hl);
+            n6 = hd ? n6 : ghost(v, 2, 1, true, false);
+            n7 = hd && hr ? n7 : ghost(v, 2, 2, !hd, !hr);
+        }
         float h = b1, dmax = 0.0, sum = 0.0;
         float d0, d1, d2, d3, d4, d5, d6, d7;
-        DROP(d0, a0, gd, hu && hl) // dy = -1
-        DROP(d1, a1, 1.0, hu)
-        DROP(d2, a2, gd, hu && hr)
-        DROP(d3, b0, 1.0, hl) // dy = 0
-        DROP(d4, b2, 1.0, hr)
-        DROP(d5, c0, gd, hd && hl) // dy = 1
-        DROP(d6, c1, 1.0, hd)
-        DROP(d7, c2, gd, hd && hr)
+        DROP(d0, n0, gd) // dy = -1
+        DROP(d1, n1, 1.0)
+        DROP(d2, n2, gd)
+        DROP(d3, n3, 1.0) // dy = 0
+        DROP(d4, n4, 1.0)
+        DROP(d5, n5, gd) // dy = 1
+        DROP(d6, n6, 1.0)
+        DROP(d7, n7, gd)
         float p = inv(dmax);
-        SUM(d0, gd, hu && hl)
-        SUM(d1, 1.0, hu)
-        SUM(d2, gd, hu && hr)
-        SUM(d3, 1.0, hl)
-        SUM(d4, 1.0, hr)
-        SUM(d5, gd, hd && hl)
-        SUM(d6, 1.0, hd)
-        SUM(d7, gd, hd && hr)
+        SUM(d0, gd)
+        SUM(d1, 1.0)
+        SUM(d2, gd)
+        SUM(d3, 1.0)
+        SUM(d4, 1.0)
+        SUM(d5, gd)
+        SUM(d6, 1.0)
+        SUM(d7, gd)
         store_rt(y * n + x, p, route(dmax, sum, wc));
 
         a0 = b0; a1 = b1; a2 = b2;
@@ -277,6 +309,22 @@ void route_pass(uint x, uint y0, uint y1)
 // sediment sk, routing pk and qk, surface hk = bk + wk) of the cell (ground
 // b, surface h, routing p and q), where it exists ('ok'); gk is 1 for a
 // side and GD for a corner, ck the creep KS or KS / 4.
+// A ghost's terms where the neighbour is one ('ok'): with its surface GH
+// (hk) its share of the water leaves the world, and its ground GB (bk)
+// counts in the steepest drop; it gives nothing and takes no creep.
+#define GHOST(hk, bk, gk, ok)                                              \
+    {                                                                      \
+        precise float dh_ = h - (hk);                                      \
+        precise float d_ = ftz(dh_);                                       \
+        precise float oq_ = weight(d_, gk, p) * q;                         \
+        precise float o_ = out_ + ftz(oq_);                                \
+        precise float db_ = b - (bk);                                      \
+        precise float e_ = ftz(db_);                                       \
+        precise float g_ = e_ * (gk);                                      \
+        out_ = (ok) && d_ > 0.0 ? o_ : out_;                               \
+        drop = (ok) ? max_(drop, g_) : drop;                               \
+    }
+
 #define GATHER(bk, wk, sk, pk, qk, hk, gk, ck, ok)                         \
     {                                                                      \
         precise float dh_ = h - (hk);                                      \
@@ -383,14 +431,45 @@ void step_pass(uint x, uint y0, uint y1)
         float out_ = 0.0, win = 0.0, sin_ = 0.0, drop = 0.0, creep = 0.0;
 #define NB(c, gk, ck, ok)                                                  \
         GATHER(c##b, c##w, c##s, c##p, c##q, c##h, gk, ck, ok)
-        NB(a0, gd, cd, hu && hl) // dy = -1
-        NB(a1, 1.0, co, hu)
-        NB(a2, gd, cd, hu && hr)
-        NB(b0, 1.0, co, hl) // dy = 0
-        NB(b2, 1.0, co, hr)
-        NB(c0, gd, cd, hd && hl) // dy = 1
-        NB(c1, 1.0, co, hd)
-        NB(c2, gd, cd, hd && hr)
+        if (hu && hd && hl && hr) {
+            NB(a0, gd, cd, true) // dy = -1
+            NB(a1, 1.0, co, true)
+            NB(a2, gd, cd, true)
+            NB(b0, 1.0, co, true) // dy = 0
+            NB(b2, 1.0, co, true)
+            NB(c0, gd, cd, true) // dy = 1
+            NB(c1, 1.0, co, true)
+            NB(c2, gd, cd, true)
+        } else {
+            // On the border: the ghosts' surfaces from the window's, their
+            // ground the starting ground b0 of their cell c (in SED until
+            // settle).
+            uint ya = hu ? y - 1u : y, yc = hd ? y + 1u : y;
+            float v[9] = float[9](a0h, a1h, a2h, b0h, b1h, b2h, c0h, c1h,
+                                  c2h);
+            float g[9] = float[9](sed[ya * n + xl], sed[ya * n + x],
+                                  sed[ya * n + xr], sed[y * n + xl],
+                                  sed[y * n + x], sed[y * n + xr],
+                                  sed[yc * n + xl], sed[yc * n + x],
+                                  sed[yc * n + xr]);
+#define NG(c, r_, c_, ro, co_, gk, ck)                                     \
+            {                                                              \
+                bool ok_ = !(ro) && !(co_);                                \
+                NB(c, gk, ck, ok_)                                         \
+                float gh_ = ok_ ? 0.0 : ghost(v, r_, c_, ro, co_);         \
+                float gb_ = g[((ro) ? 1 : r_) * 3 + ((co_) ? 1 : c_)];     \
+                GHOST(gh_, gb_, gk, !ok_)                                  \
+            }
+            NG(a0, 0, 0, !hu, !hl, gd, cd) // dy = -1
+            NG(a1, 0, 1, !hu, false, 1.0, co)
+            NG(a2, 0, 2, !hu, !hr, gd, cd)
+            NG(b0, 1, 0, false, !hl, 1.0, co) // dy = 0
+            NG(b2, 1, 2, false, !hr, 1.0, co)
+            NG(c0, 2, 0, !hd, !hl, gd, cd) // dy = 1
+            NG(c1, 2, 1, !hd, false, 1.0, co)
+            NG(c2, 2, 2, !hd, !hr, gd, cd)
+#undef NG
+        }
 #undef NB
         finish(y * n + x, b, b1w, b1s, ldst(y * n + x).w, out_, win, sin_,
                drop, creep);
