@@ -1,13 +1,17 @@
-/* run.c: the test runner.  Runs every WG_TEST in file order (or those whose
- * names contain argv[1]), prints one line per test and ends with
+/* run.c: the test runner.  Runs every WG_TEST (or those whose names
+ * contain argv[1]), two at a time where there are two CPUs (WG_TEST_JOBS
+ * sets how many; 1 runs them in file order in this process), prints each
+ * test's messages and one line per test as it ends, and ends with
  * "N passed, N failed". */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -231,47 +235,294 @@ static void run_cleanup(void)
         fprintf(stderr, "could not remove %s\n", run_tmp);
 }
 
-int main(int argc, char **argv)
+/* The process's scratch folder, with ./worldgen a link to the tree's
+ * binary (each worker has its own: the tests write fixed names there).
+ * Returns 0, or -1 with the reason on stderr. */
+static int run_scratch(void)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(run_tmp, sizeof run_tmp, "%s/worldgen-test-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(run_tmp)) {
         perror("mkdtemp");
-        return 1;
+        return -1;
     }
     atexit(run_cleanup);
     char self[4200], link[300];
-    if (!getcwd(run_src, sizeof run_src)) {
-        perror("getcwd");
-        return 1;
-    }
     snprintf(self, sizeof self, "%s/worldgen", run_src);
     snprintf(link, sizeof link, "%s/worldgen", run_tmp);
     if (symlink(self, link) != 0) {
         perror("symlink");
+        return -1;
+    }
+    return 0;
+}
+
+/* Run test i; returns its status line's word: "ok  ", "FAIL" or "skip". */
+static const char *run_one(size_t i)
+{
+    run_failures = 0;
+    run_skipped = 0;
+    run_tests[i].fn();
+    return run_failures ? "FAIL" : run_skipped ? "skip" : "ok  ";
+}
+
+/* Tests that must not run beside each other, kept to worker 0: the Slurm
+ * cluster (one munged, one spool) and the X window tests. */
+static int run_pinned(size_t i)
+{
+    return strstr(run_tests[i].name, "slurm") ||
+           strncmp(run_tests[i].name, "window_", 7) == 0;
+}
+
+/* A worker: reads test numbers (uint32) from fd 'cmd' until EOF, runs
+ * each, and writes its record to fd 'rep': what the test wrote to stderr,
+ * then its status line.  Its stderr goes to a file of its scratch folder
+ * in between, so that a record holds its own test's messages. */
+static int run_worker(int cmd, int rep)
+{
+    if (run_scratch() != 0)
+        return 1;
+    char log[300];
+    snprintf(log, sizeof log, "%s/.log", run_tmp);
+    int fd = open(log, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 2) < 0)
+        return 1;
+    uint32_t i;
+    while (read(cmd, &i, sizeof i) == (ssize_t)sizeof i) {
+        const char *st = run_one(i);
+        fflush(NULL);
+        size_t len = 0;
+        char *msg = wg_read_file(log, &len);
+        char line[300];
+        int n = snprintf(line, sizeof line, "%s %s\n", st, run_tests[i].name);
+        size_t total = len + (size_t)n;
+        char *rec = malloc(total + 4);
+        if (!rec)
+            return 1;
+        uint32_t t = (uint32_t)total;
+        memcpy(rec, &t, 4);
+        if (msg)
+            memcpy(rec + 4, msg, len);
+        memcpy(rec + 4 + len, line, (size_t)n);
+        free(msg);
+        for (size_t off = 0; off < total + 4;) {
+            ssize_t w = write(rep, rec + off, total + 4 - off);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return 1;
+            off += (size_t)w;
+        }
+        free(rec);
+        if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Read exactly n bytes; returns 0, or -1 at EOF or on an error. */
+static int run_read(int fd, void *buf, size_t n)
+{
+    for (size_t got = 0; got < n;) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* The tests, 'jobs' at a time: each worker a process of its own with its
+ * own scratch folder, handed the next test when it reports one.  Counts
+ * into the three totals. */
+static void run_parallel(const size_t *todo, size_t count, int jobs,
+                         int *passed, int *failed, int *skipped)
+{
+    enum { MAXJ = 16 };
+    int cmd[MAXJ], rep[MAXJ];
+    pid_t pid[MAXJ];
+    long busy[MAXJ]; /* the test a worker runs, or -1 */
+    char *taken = calloc(count ? count : 1, 1);
+    if (!taken) {
+        perror("calloc");
+        exit(1);
+    }
+    fflush(NULL);
+    for (int j = 0; j < jobs; j++) {
+        int c[2], r[2];
+        if (pipe(c) != 0 || pipe(r) != 0) {
+            perror("pipe");
+            exit(1);
+        }
+        pid[j] = fork();
+        if (pid[j] < 0) {
+            perror("fork");
+            exit(1);
+        }
+        if (pid[j] == 0) {
+            for (int k = 0; k < j; k++) { /* the earlier workers' ends */
+                close(cmd[k]);
+                close(rep[k]);
+            }
+            close(c[1]);
+            close(r[0]);
+            exit(run_worker(c[0], r[1]));
+        }
+        close(c[0]);
+        close(r[1]);
+        cmd[j] = c[1];
+        rep[j] = r[0];
+        busy[j] = -1;
+    }
+    /* A worker that died leaves its pipe without a reader: the parent
+     * counts its test failed rather than dying of SIGPIPE (only here:
+     * an ignored signal stays ignored across exec, and the workers' own
+     * commands must see the default). */
+    signal(SIGPIPE, SIG_IGN);
+    /* Hand worker j the next test it may take (pinned ones to worker 0
+     * only); returns 0 when none is left for it. */
+#define RUN_HAND(j)                                                          \
+    do {                                                                     \
+        busy[j] = -1;                                                        \
+        for (size_t k_ = 0; k_ < count; k_++) {                              \
+            if (taken[k_] || (j != 0 && run_pinned(todo[k_])))               \
+                continue;                                                    \
+            uint32_t t_ = (uint32_t)todo[k_];                                \
+            if (write(cmd[j], &t_, sizeof t_) != (ssize_t)sizeof t_)         \
+                break;                                                       \
+            taken[k_] = 1;                                                   \
+            busy[j] = (long)todo[k_];                                        \
+            break;                                                           \
+        }                                                                    \
+        if (busy[j] < 0 && cmd[j] >= 0) {                                    \
+            close(cmd[j]);                                                   \
+            cmd[j] = -1;                                                     \
+        }                                                                    \
+    } while (0)
+    for (int j = 0; j < jobs; j++)
+        RUN_HAND(j);
+    int alive = jobs;
+    while (alive > 0) {
+        fd_set rd;
+        FD_ZERO(&rd);
+        int top = -1;
+        for (int j = 0; j < jobs; j++)
+            if (rep[j] >= 0) {
+                FD_SET(rep[j], &rd);
+                top = rep[j] > top ? rep[j] : top;
+            }
+        if (select(top + 1, &rd, NULL, NULL, NULL) < 0) {
+            if (errno == EINTR)
+                continue;
+            perror("select");
+            exit(1);
+        }
+        for (int j = 0; j < jobs; j++) {
+            if (rep[j] < 0 || !FD_ISSET(rep[j], &rd))
+                continue;
+            uint32_t len;
+            char *rec = NULL;
+            if (run_read(rep[j], &len, 4) == 0 && (rec = malloc(len + 1)) &&
+                run_read(rep[j], rec, len) == 0) {
+                fwrite(rec, 1, len, stdout);
+                fflush(stdout);
+                /* The status line is the record's last. */
+                char *last = rec + len - 1;
+                while (last > rec && last[-1] != '\n')
+                    last--;
+                if (!strncmp(last, "FAIL", 4))
+                    (*failed)++;
+                else if (!strncmp(last, "skip", 4))
+                    (*skipped)++;
+                else
+                    (*passed)++;
+                free(rec);
+                RUN_HAND(j);
+                continue;
+            }
+            free(rec);
+            /* The worker is gone: its test failed, and it takes no more. */
+            int st = 0;
+            waitpid(pid[j], &st, 0);
+            if (busy[j] >= 0) {
+                printf("FAIL %s (the test's process ended: %s %d)\n",
+                       run_tests[busy[j]].name,
+                       WIFSIGNALED(st) ? "signal" : "status",
+                       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                (*failed)++;
+            }
+            close(rep[j]);
+            rep[j] = -1;
+            if (cmd[j] >= 0)
+                close(cmd[j]);
+            cmd[j] = -1;
+            pid[j] = -1;
+            alive--;
+        }
+    }
+#undef RUN_HAND
+    for (int j = 0; j < jobs; j++)
+        if (pid[j] > 0)
+            waitpid(pid[j], NULL, 0);
+    /* Tests no worker was left to take (a worker that ended early). */
+    for (size_t k = 0; k < count; k++)
+        if (!taken[k]) {
+            printf("FAIL %s (not run: no worker left)\n",
+                   run_tests[todo[k]].name);
+            (*failed)++;
+        }
+    free(taken);
+}
+
+/* How many tests run at once: WG_TEST_JOBS, else the CPUs up to 2 (the
+ * tests' own commands use every CPU; two at once halve the suite where a
+ * test waits on files, daemons or a shell). */
+static int run_jobs(void)
+{
+    const char *e = getenv("WG_TEST_JOBS");
+    if (e && *e) {
+        int j = atoi(e);
+        return j < 1 ? 1 : j > 16 ? 16 : j;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 2 ? 2 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (!getcwd(run_src, sizeof run_src)) {
+        perror("getcwd");
         return 1;
     }
-
-    int passed = 0, failed = 0, skipped = 0;
-    for (size_t i = 0; i < sizeof run_tests / sizeof run_tests[0]; i++) {
-        if (argc > 1 && !strstr(run_tests[i].name, argv[1]))
-            continue;
-        run_failures = 0;
-        run_skipped = 0;
-        run_tests[i].fn();
-        if (run_failures) {
-            failed++;
-            printf("FAIL %s\n", run_tests[i].name);
-        } else if (run_skipped) {
-            skipped++;
-            printf("skip %s\n", run_tests[i].name);
-        } else {
-            passed++;
-            printf("ok   %s\n", run_tests[i].name);
-        }
-        fflush(stdout);
+    size_t all = sizeof run_tests / sizeof run_tests[0], count = 0;
+    size_t *todo = malloc(all * sizeof *todo);
+    if (!todo) {
+        perror("malloc");
+        return 1;
     }
+    for (size_t i = 0; i < all; i++)
+        if (argc <= 1 || strstr(run_tests[i].name, argv[1]))
+            todo[count++] = i;
+
+    int passed = 0, failed = 0, skipped = 0, jobs = run_jobs();
+    if (jobs > 1 && count > 1) {
+        run_parallel(todo, count, jobs, &passed, &failed, &skipped);
+    } else {
+        if (run_scratch() != 0)
+            return 1;
+        for (size_t k = 0; k < count; k++) {
+            const char *st = run_one(todo[k]);
+            printf("%s %s\n", st, run_tests[todo[k]].name);
+            fflush(stdout);
+            passed += st[0] == 'o';
+            failed += st[0] == 'F';
+            skipped += st[0] == 's';
+        }
+    }
+    free(todo);
     if (skipped)
         printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
     else
