@@ -593,9 +593,9 @@ static inline float *openmp_row(float *f, uint32_t y, uint32_t n,
     return y < rows ? f + (size_t)y * n : NULL;
 }
 
-/* A ghost's value (SPEC.md "The world's edge"): the value v at its cell
- * c going on at the slope from the cell i one further in, v[c] + (v[c] -
- * v[i]). */
+/* A ghost's water surface (SPEC.md "The world's edge"): the value v at
+ * its edge cell e going on at the slope from the cell j one further in,
+ * v[e] + (v[e] - v[j]). */
 static inline float openmp_ghost(float vc, float vi)
 {
     return vc + (vc - vi);

@@ -148,11 +148,11 @@ void wg_scalar_hydraulic_start(const wg_consts *c, const wg_view *h,
 /* The eight neighbours of (x, y) in SPEC order: offsets, slope weight (1
  * for a side, GD for a corner) and creep rate; a neighbour outside the
  * world is a ghost (SPEC.md "The world's edge"), standing for the land
- * going on, made from its cells c (the ghost clamped into the world) and
- * i = c + (c - ghost), given as offsets from (x, y). */
+ * going on, made from its edge cell e (the ghost clamped into the world)
+ * and j = e + (e - ghost), given as offsets from (x, y). */
 typedef struct scalar_nb {
     int dx, dy, ghost;
-    int cx, cy, ix, iy; /* a ghost's c and i */
+    int cx, cy, ix, iy; /* a ghost's e and j */
     float g, c;
 } scalar_nb;
 
@@ -202,8 +202,8 @@ static float scalar_hyd_nb_surface(const wg_hyd_rows *in, uint32_t x,
     return hc + (hc - scalar_hyd_surface(in, x, k->ix, k->iy));
 }
 
-/* A ghost's ground GB: the starting ground of its cell c, a fixed base
- * level. */
+/* A ghost's ground GB: the starting ground of its edge cell e, a fixed
+ * base level. */
 static float scalar_hyd_ghost_ground(const wg_hyd_rows *in, uint32_t x,
                                      const scalar_nb *k)
 {

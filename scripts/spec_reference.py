@@ -157,7 +157,7 @@ def hydraulic(N, h, steps, sea_str, NB):
     def weight(d, g, p):
         t = ftz(f32(f32(d * g) * p)); t2 = ftz(f32(t * t)); return ftz(f32(t2 * t2))
     # neighbour lists in spec order: (k, g, c, ghost), where a ghost (a
-    # neighbour outside the grid) has k = (its cell c, the cell i one
+    # neighbour outside the grid) has k = (its edge cell e, the cell j one
     # further in): SPEC "The world's edge"
     def clampi(v): return 0 if v < 0 else (N - 1 if v >= N else v)
     NBg = []

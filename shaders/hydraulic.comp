@@ -169,8 +169,8 @@ float weight(float d, float gk, float p)
 // A ghost's value (SPEC.md "The world's edge") from the 3x3 window v (row
 // r = 0 above, 1 the cell's, 2 below; column c = 0 left, 1, 2 right) of
 // the ghost in row r, column c, whose row (ro) or column (co) or both lie
-// outside R: its cell c clamped into R, and the value there going on at
-// the slope from the cell one further in, v[c] + (v[c] - v[i]).
+// outside R: its edge cell e clamped into R, and the value there going on
+// at the slope from the cell j one further in, v[e] + (v[e] - v[j]).
 float ghost(float v[9], int r, int c, bool ro, bool co)
 {
     int cr = ro ? 1 : r, cc = co ? 1 : c;
@@ -442,8 +442,8 @@ void step_pass(uint x, uint y0, uint y1)
             NB(c2, gd, cd, true)
         } else {
             // On the border: the ghosts' surfaces from the window's, their
-            // ground the starting ground b0 of their cell c (in SED until
-            // settle).
+            // ground the starting ground b0 of their edge cell e (in SED
+            // until settle).
             uint ya = hu ? y - 1u : y, yc = hd ? y + 1u : y;
             float v[9] = float[9](a0h, a1h, a2h, b0h, b1h, b2h, c0h, c1h,
                                   c2h);
