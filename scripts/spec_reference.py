@@ -97,7 +97,11 @@ def terrain(N, octaves, L):
     return h
 
 def neighbours(N):
-    """per cell: list of (k, dx, dy) in spec order"""
+    """per cell: its eight neighbours in spec order, (k, dx, dy), where k is
+    a cell's index, or for a neighbour outside the grid (a ghost of stage 3,
+    SPEC "The world's edge") the pair (e, j): its edge cell (the ghost
+    clamped into the grid) and the cell j = e + (e - ghost) one further in"""
+    def clampi(v): return 0 if v < 0 else (N - 1 if v >= N else v)
     res = []
     for y in range(N):
         for x in range(N):
@@ -105,9 +109,13 @@ def neighbours(N):
             for dy in (-1, 0, 1):
                 for dx in (-1, 0, 1):
                     if dx == 0 and dy == 0: continue
-                    xx, yy = x + dx, y + dy
-                    if 0 <= xx < N and 0 <= yy < N:
-                        lst.append((yy * N + xx, dx, dy))
+                    gx, gy = x + dx, y + dy
+                    if 0 <= gx < N and 0 <= gy < N:
+                        lst.append((gy * N + gx, dx, dy))
+                    else:
+                        ex, ey = clampi(gx), clampi(gy)
+                        jx, jy = ex + (ex - gx), ey + (ey - gy)
+                        lst.append(((ey * N + ex, jy * N + jx), dx, dy))
             res.append(lst)
     return res
 
@@ -121,6 +129,7 @@ def thermal(N, h, passes, NB):
             hh = src[i]
             moved = 0.0
             for k, dx, dy in NB[i]:
+                if isinstance(k, tuple): continue  # outside the grid: none
                 d = f32(hh - src[k])
                 if d > T: e = f32(d - T)
                 elif d < -T: e = f32(d + T)
@@ -156,28 +165,13 @@ def hydraulic(N, h, steps, sea_str, NB):
         return r
     def weight(d, g, p):
         t = ftz(f32(f32(d * g) * p)); t2 = ftz(f32(t * t)); return ftz(f32(t2 * t2))
-    # neighbour lists in spec order: (k, g, c, ghost), where a ghost (a
-    # neighbour outside the grid) has k = (its edge cell e, the cell j one
-    # further in): SPEC "The world's edge"
-    def clampi(v): return 0 if v < 0 else (N - 1 if v >= N else v)
-    NBg = []
-    for y in range(N):
-        for x in range(N):
-            lst = []
-            for dy in (-1, 0, 1):
-                for dx in (-1, 0, 1):
-                    if dx == 0 and dy == 0: continue
-                    side = dx == 0 or dy == 0
-                    g = 1.0 if side else GD
-                    c = KS if side else KS4
-                    gx, gy = x + dx, y + dy
-                    if 0 <= gx < N and 0 <= gy < N:
-                        lst.append((gy * N + gx, g, c, False))
-                    else:
-                        cx, cy = clampi(gx), clampi(gy)
-                        ix, iy = cx + (cx - gx), cy + (cy - gy)
-                        lst.append(((cy * N + cx, iy * N + ix), g, c, True))
-            NBg.append(lst)
+    # neighbour lists in spec order: (k, g, c, ghost), a ghost's k the pair
+    # (e, j) of neighbours()
+    def gc(dx, dy):
+        side = dx == 0 or dy == 0
+        return (1.0, KS) if side else (GD, KS4)
+    NBg = [[(k,) + gc(dx, dy) + (isinstance(k, tuple),) for k, dx, dy in lst]
+           for lst in NB]
     n = N * N
     b = [ftz(x) for x in h]
     w = [ftz(f32(SEA - bb)) if bb < SEA else 0.0 for bb in b]
@@ -187,14 +181,14 @@ def hydraulic(N, h, steps, sea_str, NB):
     def surf(k, ghost):
         if not ghost:
             return f32(b[k] + w[k])
-        ci, ii = k
-        hc = f32(b[ci] + w[ci])
-        return f32(hc + f32(hc - f32(b[ii] + w[ii])))
+        e, j = k
+        he = f32(b[e] + w[e])
+        return f32(he + f32(he - f32(b[j] + w[j])))
     def ground(k, ghost):
         if not ghost:
             return b[k]
-        ci, ii = k
-        return b0[ci]
+        e, j = k
+        return b0[e]
     for _ in range(steps):
         P = [0.0] * n; Q = [0.0] * n
         for i in range(n):
