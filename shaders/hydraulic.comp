@@ -31,10 +31,10 @@
 // neighbours in the SPEC's order, dy = -1, 0, 1 outer and dx = -1, 0, 1
 // inner; a neighbour outside R is a ghost (SPEC.md "The world's edge"),
 // made from the window's values by ghost() in the border's invocations
-// only; in pass 2 a cell of the world's terms are computed from a clamped
+// only; there, in pass 2, a world cell's terms are computed from a clamped
 // load and not selected where the neighbour is a ghost, and a ghost's
-// where it is a cell, so every sum is the C's, term for term.  The loop over rows has a specialisation-constant bound, which
-// glslc cannot unroll (its unroller drops 'precise' from the copies: see
+// where it is a cell, so every sum is the C's, term for term.  The loop
+// over rows has a specialisation-constant bound, which glslc cannot unroll (its unroller drops 'precise' from the copies: see
 // erosion.comp); the eight neighbours are written out by the preprocessor.
 //
 // Layout: one invocation makes ROWS cells down a column, sliding a 3x3
@@ -305,10 +305,6 @@ void route_pass(uint x, uint y0, uint y1)
 
 // ---------------------------------------------------------------- pass 2
 
-// WG_HYD_GATHER of hydraulic.h for one neighbour (ground bk, water wk,
-// sediment sk, routing pk and qk, surface hk = bk + wk) of the cell (ground
-// b, surface h, routing p and q), where it exists ('ok'); gk is 1 for a
-// side and GD for a corner, ck the creep KS or KS / 4.
 // A ghost's terms where the neighbour is one ('ok'): with its surface GH
 // (hk) its share of the water leaves the world, and its ground GB (bk)
 // counts in the steepest drop; it gives nothing and takes no creep.
@@ -325,6 +321,10 @@ void route_pass(uint x, uint y0, uint y1)
         drop = (ok) ? max_(drop, g_) : drop;                               \
     }
 
+// WG_HYD_GATHER of hydraulic.h for one neighbour (ground bk, water wk,
+// sediment sk, routing pk and qk, surface hk = bk + wk) of the cell (ground
+// b, surface h, routing p and q), where it exists ('ok'); gk is 1 for a
+// side and GD for a corner, ck the creep KS or KS / 4.
 #define GATHER(bk, wk, sk, pk, qk, hk, gk, ck, ok)                         \
     {                                                                      \
         precise float dh_ = h - (hk);                                      \
@@ -484,6 +484,7 @@ void step_pass(uint x, uint y0, uint y1)
 #undef CELL
 }
 #undef GATHER
+#undef GHOST
 
 // ------------------------------------------------------ before and after
 
