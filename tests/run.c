@@ -389,6 +389,12 @@ static void run_parallel(const size_t *todo, size_t count, int jobs,
             perror("pipe");
             exit(1);
         }
+        /* Not inherited by the tests' commands, which could read or write
+         * them (a make among them takes the fds its MAKEFLAGS names). */
+        for (int k = 0; k < 2; k++) {
+            fcntl(c[k], F_SETFD, FD_CLOEXEC);
+            fcntl(r[k], F_SETFD, FD_CLOEXEC);
+        }
         pid[j] = fork();
         if (pid[j] < 0) {
             perror("fork");
@@ -525,6 +531,14 @@ static int run_jobs(void)
 
 int main(int argc, char **argv)
 {
+    /* Started by 'make -j test', the runner holds no token of make's
+     * jobserver, so no make its tests start may use it: MAKEFLAGS had
+     * named descriptors 3 and 4, which here were a worker's pipes, and a
+     * test's make read and wrote them (CI: a worker "ended" mid-test). */
+    unsetenv("MAKEFLAGS");
+    unsetenv("MFLAGS");
+    unsetenv("MAKELEVEL");
+    unsetenv("MAKEOVERRIDES");
     if (!getcwd(run_src, sizeof run_src)) {
         perror("getcwd");
         return 1;
