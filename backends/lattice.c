@@ -82,12 +82,19 @@ void wg_hyd_init(wg_hyd_consts *h, const wg_world *w)
      * and not on the CPU, and 'b < SEA' would disagree at b = 0. */
     h->sea = wg_sea_of(w->sea);
     h->slope_d = 0x1.6a09e6p-1f;
-    /* KF: 0.25 made lakes flatter (median surface step between wet
-     * neighbours at 512: 8.3e-4 against 2.6e-3) but held more water at
-     * 2049 than at 513 (the cap KF * dmax binds harder where the cell is
-     * smaller): the share of water cells over 0.003 differed by 4.1 points
-     * for seed 0xC0FFEE, against 2.0 with 0.5 (0.35: 2.7). */
-    h->kf = 0.5f;
+    /* KF, as 1 / q up to 0.5: where the water is deeper than its drop to
+     * the steepest neighbour, a step moves at most KF dmax of it, and dmax
+     * shrinks with the cell, so a cell's flow per unit of width and time
+     * goes as KF q.  With KF 0.5 at every size, a 2049 world's streams
+     * carried a quarter of a 513 world's for the same depth, stood deeper
+     * and wider, and the water over 0.001 covered 2.7 and 3.2 points more
+     * of the land (seeds 1234 and 0xC0FFEE; README, "The same landscape
+     * at every resolution"); with 0.125 / q, 0.34 and 0.25.  A step cannot
+     * level more than half a drop without sending the water back and
+     * forth, so KF stops at 0.5, reached at 2049: beyond it a cell's flow
+     * shrinks again.  (0.25 at every size had made lakes flatter but held
+     * still more water at 2049 than at 513.) */
+    h->kf = lattice_min(0.125f / q, 0.5f);
     /* FMAX: a thin film had run off whole each step (F = 1), so the water
      * on a slope moved in packets, one cell a step, in step with each
      * other along a grid line and not along a bent one; the squared

@@ -145,7 +145,7 @@ def hmax(a, b): return b if a < b else a
 def hydraulic(N, h, steps, sea_str, NB):
     q = f32(512.0 / f32(float(N - 1)))
     GD = hexf('0x1.6a09e6p-1f')
-    KF = 0.5
+    KF = hmin(f32(f32(0.125) / q), 0.5)
     FMAX = 0.5
     RAIN = f32(f32(5e-6) * q)
     KEEP = f32(1.0 - f32(f32(0.001) * q))

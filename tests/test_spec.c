@@ -451,7 +451,11 @@ WG_TEST(scalar_hydraulic_cuts_valleys)
         deepest = sed[i] < deepest ? sed[i] : deepest;
     }
     CHECK(moved > 1.0, "the water moved only %g of ground", moved);
-    CHECK(load > 1e-2 * moved, "the water carries only %g", load);
+    /* At the end the water carries 0.8% of the ground it moved (4.3% when
+     * KF was 0.5 at every size, which let this world's streams carry four
+     * times what a 513 world's do). */
+    CHECK(load > 2e-3 * moved, "the water carries only %g of %g moved", load,
+          moved);
     CHECK(net < 0, "the ground gained %g", net);
     CHECK(deepest < -0.005, "no valley deeper than %g was cut", -deepest);
     CHECK(wet > 0, "no water stands on land");
