@@ -88,8 +88,10 @@ static struct {
     off_t start; /* its size (appending) or offset when first written */
 } outfile_direct[OUTFILE_SLOTS];
 static int outfile_ndirect;
-/* The run's held set is in place (wg_outfile_commit_held succeeded). */
-static int outfile_committed;
+/* The run's held set is in place (wg_outfile_commit_held's renames
+ * succeeded): set before their section ends, so that a signal handled
+ * after it finds it set and cuts back nothing. */
+static atomic_int outfile_committed;
 
 /* Commits held back for the end of the run (wg_outfile_hold): the slots
  * of the files committed since, in order. */
@@ -440,6 +442,7 @@ static void outfile_enter(sigset_t *old)
 }
 
 static void outfile_die(int sig);
+static void outfile_cut_direct(int purge);
 
 /* Leave it: a signal that came meanwhile kills the process now. */
 static void outfile_leave(const sigset_t *old)
@@ -820,6 +823,8 @@ int wg_outfile_finish(wg_outfile *o, char *err)
 static void outfile_die(int sig)
 {
     wg_outfile_remove_all();
+    if (!atomic_load(&outfile_committed))
+        outfile_cut_direct(0);
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
@@ -1038,7 +1043,8 @@ static int outfile_signalled(void)
  * afterwards.  Returns 0, or the errno of what failed, with its index in
  * *bad and in *lost how many files could not be given their old content
  * back (it stays beside them, under its second name). */
-static int outfile_place(const int *k, int n, int *bad, int *lost)
+static int outfile_place(const int *k, int n, int final, int *bad,
+                         int *lost)
 {
     *bad = 0;
     *lost = 0;
@@ -1115,6 +1121,8 @@ static int outfile_place(const int *k, int n, int *bad, int *lost)
     }
     for (int j = 0; j < nlocks; j++)
         close(locks[j]); /* releases the lock */
+    if (!e && final)
+        atomic_store(&outfile_committed, 1);
     outfile_leave(&old);
     return e;
 }
@@ -1144,7 +1152,7 @@ int wg_outfile_commit_set(wg_outfile *o, int n, int *failed, char *err)
         return 0;
     }
     int bad, lost;
-    int e = outfile_place(k, ns, &bad, &lost);
+    int e = outfile_place(k, ns, 0, &bad, &lost);
     if (e == 0)
         return 0;
     *failed = at[bad];
@@ -1171,11 +1179,9 @@ int wg_outfile_commit_held(char *err)
     memcpy(k, outfile_held, (size_t)n * sizeof k[0]);
     outfile_holding = 0;
     outfile_nheld = 0;
-    int e = outfile_place(k, n, &bad, &lost);
-    if (e == 0) {
-        outfile_committed = 1;
+    int e = outfile_place(k, n, 1, &bad, &lost);
+    if (e == 0)
         return 0;
-    }
     char shown[WG_PATH_SHOWN + 1], why[160] = "";
     if (outfile_why)
         snprintf(why, sizeof why, " (%s)", outfile_why);
@@ -1196,15 +1202,22 @@ void wg_outfile_abort_held(void)
         outfile_drop(outfile_held[j]);
     outfile_nheld = 0;
     outfile_holding = 0;
-    if (outfile_committed)
+    if (atomic_load(&outfile_committed))
         return;
-    /* The regular files written in place, through a descriptor the shell
-     * opened (> f, >> log, 7> f), cannot be renamed into place with the
-     * others: cut back to where they stood, so that a failed run leaves
-     * no half of a map in them (a full disk had left 64 KiB of a PFM in
-     * the file standard output was, and appended it to a log).  What
-     * stdio still holds for standard output is dropped, or its close
-     * would write it after the cut. */
+    outfile_cut_direct(1);
+}
+
+/* The regular files written in place, through a descriptor the shell
+ * opened (> f, >> log, 7> f), cannot be renamed into place with the
+ * others: cut back to where they stood, so that a run that fails or dies
+ * of a signal leaves no half of a map in them (a full disk had left 64 KiB
+ * of a PFM in the file standard output was, and appended it to a log; a
+ * SIGTERM, 196 KiB of a PNG).  With purge, what stdio still holds for
+ * standard output is dropped, or its close would write it after the cut;
+ * without, only calls safe in a signal handler are made (the process then
+ * dies without flushing stdio). */
+static void outfile_cut_direct(int purge)
+{
     for (int i = 0; i < outfile_ndirect; i++) {
         int fd = outfile_direct[i].fd;
         struct stat st;
@@ -1212,7 +1225,7 @@ void wg_outfile_abort_held(void)
             st.st_dev != outfile_direct[i].dev ||
             st.st_ino != outfile_direct[i].ino)
             continue;
-        if (fd == 1)
+        if (fd == 1 && purge)
             __fpurge(stdout);
         if (st.st_size > outfile_direct[i].start &&
             ftruncate(fd, outfile_direct[i].start) == 0) {

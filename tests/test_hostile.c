@@ -1428,6 +1428,27 @@ WG_TEST(hostile_failed_run_cuts_its_descriptors_files_back)
     wg_cli_free(&c);
 }
 
+/* A run that dies of a signal cuts those files back too: a SIGTERM while
+ * a PNG went to standard output's file (> f) had left 196 KiB of it, and
+ * >> log kept 26 MB of a PFM after its first line, since only a failed
+ * run cut them.  The signal comes here at the renames (the test hook
+ * WORLDGEN_FAULT=signal), when the maps are written whole; the handler
+ * takes the same path at any point of the writing. */
+WG_TEST(hostile_signal_cuts_its_descriptors_files_back)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p sigcut && cd sigcut && W=../worldgen "
+        "A='--size 16 --mesh scalar -q --no-image --heightmap h.pfm'; "
+        "WORLDGEN_FAULT=signal $W $A --watermap - --heightmap-format pfm > w.pfm; "
+        "echo $? $(wc -c < w.pfm); echo 'line one' > log; "
+        "WORLDGEN_FAULT=signal $W $A --json - >> log; echo $?; cat log; "
+        "WORLDGEN_FAULT=signal $W $A --watermap /dev/fd/7 --heightmap-format pfm 7> s.pfm; "
+        "echo $? $(wc -c < s.pfm); ls -A");
+    CHECK(strcmp(c.out, "143 0\n143\nline one\n143 0\nlog\ns.pfm\nw.pfm\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A limit on processes (ulimit -u, a control group's pids.max) that lets
  * no thread start: the openmp backend is not available, saying why and
  * the --threads that can run, instead of libgomp's "Thread creation
