@@ -129,6 +129,17 @@ int vulkan_dev_instance(vulkan_dev *d, char *err)
     uint32_t n_ext = 0;
     int validate = vulkan_validation_wanted();
 
+    /* Mesa's device-select layer, asked for its list, prints it and ends
+     * the process with exit(0) when the devices are enumerated: --mesh
+     * vulkan had exited 0 having written nothing, and --check and
+     * --require vulkan had passed. */
+    const char *select = getenv("MESA_VK_DEVICE_SELECT");
+    if (select && strcmp(select, "list") == 0)
+        return wg_fail(err, "vulkan: MESA_VK_DEVICE_SELECT=list makes Mesa's "
+                       "device-select layer print the devices and end the "
+                       "process; unset it (worldgen --list-devices lists "
+                       "them, --gpu N|NAME chooses one)");
+
     uint32_t api = VK_API_VERSION_1_0;
     VK_CHECK(vkEnumerateInstanceVersion(&api));
     if (api < VK_API_VERSION_1_1)

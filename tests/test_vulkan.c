@@ -338,6 +338,30 @@ WG_TEST(vulkan_probe_without_driver)
     CHECK(strchr(msg, '\n') == NULL, "the reason is not one line: '%s'", msg);
 }
 
+/* Mesa's device-select layer, with MESA_VK_DEVICE_SELECT=list, prints
+ * the devices and ends the process with exit(0) when they are enumerated:
+ * --mesh vulkan had exited 0 having written nothing, and --check and
+ * --require vulkan had passed.  The backend is not available, saying
+ * why, before any instance is made. */
+WG_TEST(vulkan_device_select_list_is_refused)
+{
+    if (!vk_test_available())
+        return;
+    wg_cli c = wg_cli_sh("rm -f dsl.pfm; MESA_VK_DEVICE_SELECT=list ./worldgen "
+                         "--size 16 --mesh vulkan --no-image --heightmap "
+                         "dsl.pfm; echo $?; ls dsl.pfm 2>/dev/null");
+    CHECK(strcmp(c.out, "1\n") == 0 &&
+              strstr(c.err, "MESA_VK_DEVICE_SELECT=list makes Mesa's"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("MESA_VK_DEVICE_SELECT=list ./worldgen --size 16 --mesh "
+                  "scalar,vulkan --require vulkan --check --no-image -q");
+    CHECK(c.status == 1 && strstr(c.err, "--require vulkan: vulkan does not "
+                                        "run: vulkan: MESA_VK_DEVICE_SELECT"),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(vulkan_list_devices)
 {
     if (!vk_test_available())
