@@ -456,10 +456,14 @@ static int parse_backends(const char *opt, const char *val, unsigned *set,
         if (is_auto && len == 4 && strncmp(p, "auto", 4) == 0)
             found = *is_auto = 1;
         if (!found)
-            return usage_error("--%s: '%.*s'%s is not a backend (valid: "
-                               "%s, all%s, or a comma-separated list of "
-                               "them)", opt, (int)len, p,
-                               len ? "" : " (an empty name)", names,
+            /* In a list, the list too: '' alone had named no value. */
+            return usage_error("--%s: '%.*s'%s%s%s%s is not a backend "
+                               "(valid: %s, all%s, or a comma-separated "
+                               "list of them)", opt, (int)len, p,
+                               len ? "" : " (an empty name)",
+                               strchr(val, ',') ? " in '" : "",
+                               strchr(val, ',') ? val : "",
+                               strchr(val, ',') ? "'" : "", names,
                                is_auto ? ", auto" : "");
         if (p[len] == '\0')
             return 0;

@@ -1120,6 +1120,23 @@ WG_TEST(tiles_usage_errors)
               !strstr(c.err, "holds no plan"),
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
+    /* status of a folder that is not there, or of a file: said so (both
+     * had been "holds no plan"). */
+    st = tl_run(&c, "t='%s/scripts/tiles'; $t status tl-none; echo $?; "
+                "touch tl-file && $t status tl-file; echo $?", wg_srcdir());
+    CHECK(strcmp(c.out, "1\n1\n") == 0 &&
+              strstr(c.err, "tl-none: No such file or directory") &&
+              strstr(c.err, "tl-file: Not a directory") &&
+              !strstr(c.err, "holds no plan"),
+          "%s%s", c.out, c.err);
+    wg_cli_free(&c);
+    /* An empty value names the option and what it takes (it had said
+     * "needs a value", as of a missing one). */
+    st = tl_run(&c, "'%s/scripts/tiles' --size 40 --tile= --out x", wg_srcdir());
+    CHECK(st == 2 && strstr(c.err, "--tile '': an empty value (valid: a decimal "
+                                   "whole number 1..--size)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
     /* --plan-only: the plan and its halos, nothing run. */
     st = tl_run(&c, "'%s/scripts/tiles' --size %d --tile %d --out "
                 "tl-plan --plan-only -- " TL_OPTS " && wc -l < tl-plan/plan && "
