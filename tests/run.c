@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/select.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -282,6 +283,26 @@ static int run_script_test(size_t i)
 #endif
 #endif
 
+/* Seconds on the monotonic clock. */
+static double run_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The status line of test i, which took 'took' seconds: a test of a
+ * second or more says how long, so that a slow CI can be read off its log
+ * (its 15 minutes had become 16 with nothing to say where). */
+static int run_status(char *line, size_t size, const char *st, size_t i,
+                      double took)
+{
+    if (took < 1.0)
+        return snprintf(line, size, "%s %s\n", st, run_tests[i].name);
+    return snprintf(line, size, "%s %s (%.1f s)\n", st, run_tests[i].name,
+                    took);
+}
+
 /* Run test i; returns its status line's word: "ok  ", "FAIL" or "skip". */
 static const char *run_one(size_t i)
 {
@@ -322,12 +343,14 @@ static int run_worker(int cmd, int rep)
         return 1;
     uint32_t i;
     while (read(cmd, &i, sizeof i) == (ssize_t)sizeof i) {
+        double t0 = run_now();
         const char *st = run_one(i);
+        double took = run_now() - t0;
         fflush(NULL);
         size_t len = 0;
         char *msg = wg_read_file(log, &len);
         char line[300];
-        int n = snprintf(line, sizeof line, "%s %s\n", st, run_tests[i].name);
+        int n = run_status(line, sizeof line, st, i, took);
         size_t total = len + (size_t)n;
         char *rec = malloc(total + 4);
         if (!rec)
@@ -560,8 +583,11 @@ int main(int argc, char **argv)
         if (run_scratch() != 0)
             return 1;
         for (size_t k = 0; k < count; k++) {
+            double t0 = run_now();
             const char *st = run_one(todo[k]);
-            printf("%s %s\n", st, run_tests[todo[k]].name);
+            char line[300];
+            run_status(line, sizeof line, st, todo[k], run_now() - t0);
+            fputs(line, stdout);
             fflush(stdout);
             passed += st[0] == 'o';
             failed += st[0] == 'F';
