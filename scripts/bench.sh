@@ -16,7 +16,7 @@
 # option (exit 2), a -c file that cannot be written (exit 1, checked first;
 # a relative name is from where the script was started) and a run of
 # worldgen that fails (exit 1, naming the size, the backend and worldgen's
-# reason: no figure is printed for it).  The CSV appears whole or not at
+# reason: its cell says "failed", with no figure).  The CSV appears whole or not at
 # all (a link's target too: the link stays a link).  No temporary is left
 # behind, on a signal either.  The figures have a decimal point in every locale.
 #
@@ -407,7 +407,7 @@ counts=(--erosion "$erosion" --hydraulic "$steps")
 # jq's start (about 27 ms of CPU) ran on the same 2 cores as the first
 # stages, which take a few ms at 512 (terrain 5.8 ms piped, 3.3 ms not).
 # A run that fails, or whose JSON has no timing for the backend, fails
-# the benchmark (exit 1, saying why): the JSON is emptied before each run,
+# the benchmark (exit 1; $failed says why, after the row's line ends): the JSON is emptied before each run,
 # so no figure of an earlier run can stand in for it.  The row is added to
 # $rows, not printed: in a $(...) around the runs, a signal would wait for
 # them all to end.
@@ -431,7 +431,7 @@ row() {
     why=$(./worldgen --size "$2" --octaves "$octaves" "${counts[@]}" --mesh "$1" \
         --json "$json" -q "${picture[@]}" 2>&1 >/dev/null) || st=$?
     if [ "$st" != 0 ]; then
-        echo "bench.sh: size $2, $1: worldgen failed (status $st): ${why:-no message}" >&2
+        failed="bench.sh: size $2, $1: worldgen failed (status $st): ${why:-no message}"
         return 1
     fi
     [ -z "$why" ] || echo "$why" >&2 # its warnings
@@ -441,7 +441,7 @@ row() {
             .backends[] | select(.name == $b) |
             "\(.setup) \(.terrain) \(.erosion) \(.hydraulic) \(.normals) \(.readback) \(.total) \($st) \($pa) \($wall) \($ra) \($sh) \($png)"' "$json") &&
         [ -n "$r" ] ||
-        { echo "bench.sh: size $2, $1: worldgen's JSON has no timing for $1" >&2; return 1; }
+        { failed="bench.sh: size $2, $1: worldgen's JSON has no timing for $1"; return 1; }
     rows+="$r"$'\n'
 }
 
@@ -481,7 +481,11 @@ for s in $sizes; do
     printf "| %6s |" "$s"
     for b in $backends; do
         rows=""
-        for ((r = 0; r < runs; r++)); do row "$b" "$s" || { echo; exit 1; }; done
+        # A run that fails ends the row's line first, then says why: its
+        # message had followed the row's first cell on the same line.
+        for ((r = 0; r < runs; r++)); do
+            row "$b" "$s" || { printf " %10s |\n" failed; echo "$failed" >&2; exit 1; }
+        done
         for k in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
             med[$b,$s,$k]=$(printf "%s" "$rows" | awk -v k=$k '{ print $k }' | median)
         done
