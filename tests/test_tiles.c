@@ -1392,6 +1392,47 @@ WG_TEST(tiles_interrupted_leaves_no_temporaries)
     wg_cli_free(&c);
 }
 
+/* A TERM to the script alone (kill PID, as a service manager or a CI
+ * runner stops it), not to its process group, stops its jobs too, before
+ * it ends: parallel and the tiles' worldgen runs had gone on without it,
+ * holding the lock (the same command again was told "another
+ * scripts/tiles is running").  The wrapper's tile runs stand in for long
+ * ones (each records its process and sleeps), until the marker goes; then
+ * the same command makes the world.  (A process ended but not yet reaped,
+ * a zombie, does not run on.) */
+WG_TEST(tiles_term_to_the_script_alone_stops_its_jobs)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-term");
+    wg_cli c = tl_sh(
+        "cd '%s' && mkdir bin && cat > run.sh <<'EOF'\n"
+        "d=$PWD src=$1\n"
+        "printf '#!/bin/sh\\nfor a; do [ \"$a\" = --version ] && exec %%s/worldgen \"$@\"; done\\n"
+        "[ -e %%s/hold ] && echo $$ >> %%s/pids && exec sleep 60\\nexec %%s/worldgen \"$@\"\\n' "
+        "\"$src\" \"$d\" \"$d\" \"$src\" > bin/wg\n"
+        "chmod +x bin/wg; touch hold\n"
+        "t() { \"$src/scripts/tiles\" --size 21 --tile 8 -q --out out --worldgen \"$d/bin/wg\" \\\n"
+        "      -- --erosion 2 --hydraulic 3 --mesh scalar; }\n"
+        "(exec setsid \"$src/scripts/tiles\" --size 21 --tile 8 -q --out out \\\n"
+        "    --worldgen \"$d/bin/wg\" -- --erosion 2 --hydraulic 3 --mesh scalar) >/dev/null 2>&1 & p=$!\n"
+        "i=0; until [ -s pids ] || [ $i -ge 200 ]; do sleep 0.1; i=$((i + 1)); done\n"
+        "[ -s pids ] || { echo 'no tile started'; exit 1; }\n"
+        "case $(ps -o args= -p $p) in *scripts/tiles*) ;; *) echo \"$p is not the script\";; esac\n"
+        "kill -TERM $p; wait $p; echo \"status $?\"\n"
+        "for q in $(cat pids); do\n"
+        "    ps -o stat= -p $q | grep -qv Z && echo \"tile's worldgen $q runs on\"\n"
+        "done\n"
+        "pgrep -f \"parallel.*$d/out\" >/dev/null && echo 'parallel runs on'\n"
+        "rm hold; t >/dev/null 2>&1; echo \"again $?\"\n"
+        "EOF\n"
+        "bash run.sh '%s'", dir, wg_srcdir());
+    CHECK(c.status == 0 && !strcmp(c.out, "status 143\nagain 0\n"),
+          "status %d:\n%s%s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* A tiles' folder that fills up: each failed tile says why (worldgen's own
  * "No space left on device"), though its log could not be written (it had
  * said "failed: ; see" an empty log); a failed Slurm submission takes its
