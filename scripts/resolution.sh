@@ -77,8 +77,22 @@ ${CC:-cc} -O2 -o "$dir/resolution" scripts/resolution.c -lm ||
     { echo "resolution.sh: cannot build scripts/resolution.c with '${CC:-cc}'" \
            "(make deps installs a compiler)" >&2; exit 1; }
 # worldgen's default --mesh is auto: given here too, a user's --mesh had
-# been warned of as given twice, in each run.
-run() { ./worldgen -q --no-image "$@"; }
+# been warned of as given twice, in each run.  It runs in the background,
+# waited for, so that a signal to this script alone (kill PID) stops it
+# too before the folder goes: it had run on, writing into a folder
+# already removed.  (Ctrl-C, to the whole process group, reaches both.)
+wg=
+run() {
+    local st=0
+    ./worldgen -q --no-image "$@" & wg=$!
+    wait "$wg" || st=$?
+    wg=
+    return "$st"
+}
+stop_wg() { [ -z "$wg" ] || { kill -TERM "$wg" 2>/dev/null; wait "$wg" 2>/dev/null; wg=; }; }
+trap 'stop_wg; exit 129' HUP
+trap 'stop_wg; exit 130' INT
+trap 'stop_wg; exit 143' TERM
 # The terrain alone: the options without the counts given (--erosion N,
 # --er=N, --hydraulic N, ...), which would undo its 0s.
 terrain=() skip=0

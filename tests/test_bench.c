@@ -511,6 +511,27 @@ WG_TEST(bench_signal_leaves_no_temporary)
     }
 }
 
+/* resolution.sh signalled alone (kill PID, not its process group) while
+ * a worldgen of its runs: that worldgen stops too, and the script's folder
+ * goes, with status 128 + the signal.  worldgen had run on, writing into
+ * the folder the script had removed on its way out. */
+WG_TEST(bench_signal_to_resolution_stops_its_worldgen)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf t; mkdir t; TMPDIR=$PWD/t '%s/scripts/resolution.sh' 129 2049 "
+             "> r.out 2>&1 & pid=$!; i=0; "
+             "while [ $i -lt 600 ] && ! pgrep -f \"$PWD/t/tm[p].*/h2.pfm\" >/dev/null; do "
+             "sleep 0.05; i=$((i+1)); done; pgrep -f \"$PWD/t/tm[p].*/h2.pfm\" >/dev/null || "
+             "echo 'no worldgen seen'; kill -TERM $pid; wait $pid; echo \"status $?\"; "
+             "pgrep -f \"$PWD/t/tm[p]\" >/dev/null && echo running; ls -A t; "
+             "cat r.out >&2",
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(!strcmp(c.out, "status 143\n"), "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* The CSV's temporary is a name no one can have made first: a link at
  * the name it had had ('s.csv.tmp.' and the script's pid, which a
  * program that starts it knows) had been followed, the file it named
