@@ -369,23 +369,48 @@ static void outfile_note_direct(int fd, int ours)
     }
 }
 
+/* Descriptors 0, 1 and 2 that were closed when we started, now held on
+ * /dev/null (wg_outfile_hold_std). */
+static int outfile_std_closed[3];
+
+/* 0 when descriptor fd can be written; else -1 with why.  Checked by
+ * wg_outfile_probe before the work and again when opened: a standard
+ * output closed or open for reading only (1</dev/null) had been found
+ * only when the first output was written, after the whole world was
+ * made. */
+static int outfile_fd_writable(int fd, char *err)
+{
+    static const char *const std[3] = {"standard input", "standard output",
+                                       "standard error"};
+    if (fd < 3 && outfile_std_closed[fd])
+        return wg_fail(err, "%s is closed (%s)", std[fd], strerror(EBADF));
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 && fd < 3)
+        return wg_fail(err, "%s is not open (%s)", std[fd], strerror(errno));
+    if (fl < 0)
+        return wg_fail(err, "descriptor %d is not open (%s)", fd,
+                       strerror(errno));
+    if ((fl & O_ACCMODE) == O_RDONLY && fd < 3)
+        return wg_fail(err, "%s is open for reading only (%s)", std[fd],
+                       strerror(EBADF));
+    if ((fl & O_ACCMODE) == O_RDONLY)
+        return wg_fail(err, "descriptor %d is open for reading only (%s)", fd,
+                       strerror(EBADF));
+    return 0;
+}
+
 /* Write to descriptor fd of ours, in place: 1 through stdout itself, so
  * that what else goes there stays in order. */
 static int outfile_use_fd(wg_outfile *o, int fd, char *err)
 {
+    if (outfile_fd_writable(fd, err) != 0)
+        return -1;
     if (fd == 1) {
         o->fp = stdout;
         o->how = OUT_STDOUT;
         outfile_note_direct(1, 1);
         return 0;
     }
-    int fl = fcntl(fd, F_GETFL);
-    if (fl < 0)
-        return wg_fail(err, "descriptor %d is not open (%s)", fd,
-                       strerror(errno));
-    if ((fl & O_ACCMODE) == O_RDONLY)
-        return wg_fail(err, "descriptor %d is open for reading only (%s)", fd,
-                       strerror(EBADF));
     int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     if (dup < 0)
         return wg_fail(err, "%s", strerror(errno));
@@ -1239,15 +1264,19 @@ static void outfile_cut_direct(int purge)
 int wg_outfile_probe(const char *path, char *err)
 {
     if (strcmp(path, "-") == 0)
-        return 0;
+        return outfile_fd_writable(1, err);
     outfile_target t;
     if (path[0] != '\0' && outfile_resolve(path, &t) == 0) {
         struct stat st, dir;
         char folder[OUTFILE_PATH_MAX];
         int exists = t.fd < 0 && !t.other && stat(t.name, &st) == 0;
-        /* A descriptor, a device, a FIFO: nothing to make beside it, and
-         * opening a FIFO would wait for its reader. */
-        if (t.fd >= 0 || t.other ||
+        /* One of our descriptors (/dev/fd/N, /dev/stdout): open for
+         * writing? */
+        if (t.fd >= 0)
+            return outfile_fd_writable(t.fd, err);
+        /* A device, a FIFO: nothing to make beside it, and opening a FIFO
+         * would wait for its reader. */
+        if (t.other ||
             (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
              !S_ISSOCK(st.st_mode)))
             return 0;
@@ -1407,6 +1436,7 @@ void wg_outfile_hold_std(void)
             if (got >= 0 && got != fd) { /* fd was taken meanwhile */
                 close(got);
             }
+            outfile_std_closed[fd] = got == fd;
         }
 }
 

@@ -496,7 +496,7 @@ WG_TEST(hostile_output_to_descriptors_and_devices)
         const char *name, *err_has;
     } bad[] = {
         {"/dev/fd/9", "cannot write '/dev/fd/9': descriptor 9 is not open (Bad file descriptor)"},
-        {"/dev/stdin", "descriptor 0 is open for reading only (Bad file descriptor)"},
+        {"/dev/stdin", "standard input is open for reading only (Bad file descriptor)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"--size", "16", "--mesh", "scalar", "-q", "--width",
@@ -643,9 +643,10 @@ WG_TEST(hostile_png_errors_name_the_cause)
          "--heightmap: cannot write '/dev/full': No space left on device"},
         {"./worldgen " HOSTILE_PIC " --out - > /dev/full",
          "--out: cannot write '-': No space left on device"},
-        {"./worldgen " HOSTILE_PIC " --out - >&-", "--out: cannot write '-': Bad file descriptor"},
+        {"./worldgen " HOSTILE_PIC " --out - >&-",
+         "--out: cannot write '-': standard output is closed (Bad file descriptor)"},
         {"./worldgen " HOSTILE_PIC " --no-image --heightmap - --heightmap-format png >&-",
-         "--heightmap: cannot write '-': Bad file descriptor"},
+         "--heightmap: cannot write '-': standard output is closed (Bad file descriptor)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         wg_cli c = wg_cli_sh(cases[i].script);
@@ -842,6 +843,36 @@ WG_TEST(hostile_tiny_decimals_are_in_range)
     c = wg_cli_run(argv);
     CHECK(c.status == 0, "%d %s", c.status, c.err);
     wg_cli_free(&c);
+}
+
+/* An output on a standard output that is closed or open for reading only
+ * (1</dev/null), or on a descriptor open for reading only, is refused
+ * before the work, as any other output that cannot be written: it had
+ * been found only when written, after the whole world was made.  Under a
+ * limit that no world of that size fits in, the message is the output's,
+ * not the memory's, which is checked later. */
+WG_TEST(hostile_unwritable_descriptor_is_found_before_the_work)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    static const struct {
+        const char *args, *err_has;
+    } cases[] = {
+        {"--heightmap - 1</dev/null",
+         "--heightmap: cannot write '-': standard output is open for reading only"},
+        {"--heightmap - >&-", "--heightmap: cannot write '-': standard output is closed"},
+        {"--json /dev/stdout 1</dev/null",
+         "--json: cannot write '/dev/stdout': standard output is open for reading only"},
+        {"--watermap /dev/fd/5 5</dev/null",
+         "--watermap: cannot write '/dev/fd/5': descriptor 5 is open for reading only"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        wg_cli c = hostile_sh("ulimit -v 1000000; ./worldgen --size 30000 --no-image -q "
+                              "--heightmap-format pfm %s", cases[i].args);
+        CHECK(c.status == 1 && strstr(c.err, cases[i].err_has) &&
+                  !strstr(c.err, "needs"),
+              "%s: %d %s", cases[i].args, c.status, c.err);
+        wg_cli_free(&c);
+    }
 }
 
 /* An output on standard output that cannot be written says why once: the
