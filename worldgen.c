@@ -131,6 +131,26 @@ static double available_bytes(const char **limit)
             *limit = "its address space limit (ulimit -v) leaves %s";
         }
     }
+    /* ulimit -d: since Linux 4.7 it bounds the private writable memory
+     * (VmData: the heap and every anonymous mapping, where the fields
+     * are), the limit less what is there already.  Not counted, a world
+     * over it was made until its first allocation failed ("out of
+     * memory" after minutes), or drawn until the picture's did. */
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        unsigned long long data = 0;
+        fp = fopen("/proc/self/status", "r");
+        while (fp && fgets(line, sizeof line, fp))
+            if (sscanf(line, "VmData: %llu kB", &data) == 1)
+                break;
+        if (fp)
+            fclose(fp);
+        double left = (double)rl.rlim_cur - (double)data * 1024.0;
+        left = left > 0 ? left : 0;
+        if (left < have) {
+            have = left;
+            *limit = "its data size limit (ulimit -d) leaves %s";
+        }
+    }
     return have;
 }
 
@@ -148,8 +168,37 @@ static double memory_left(char left[128])
     return have;
 }
 
-/* Refuse a world whose fields cannot fit, before allocating anything.
- * Returns 0, or 1 after saying how much it needs. */
+static int cpu_threads(const settings *s);
+
+/* What drawing the picture holds at its peak besides the world's fields
+ * (the renderer works in strips of rows; then the PNG's rows), or 0 with
+ * no picture. */
+static double picture_bytes(const settings *s, uint32_t n)
+{
+    if (!s->out)
+        return 0.0;
+    wg_render_opts o = s->render;
+    o.threads = (uint32_t)cpu_threads(s);
+    return wg_render_memory(&o, n) +
+           (double)s->render.width * s->render.height * 3.0;
+}
+
+/* 0 when 'need' bytes for the picture fit in what is left; else 1 after
+ * saying so. */
+static int picture_fits(const settings *s, double need)
+{
+    char left[128], size[32];
+    if (need <= memory_left(left))
+        return 0;
+    say("a %" PRIu32 "x%" PRIu32 " picture at --aa %" PRIu32 " needs %s; %s",
+        s->render.width, s->render.height, s->render.aa,
+        wg_bytes_text(need, size), left);
+    return 1;
+}
+
+/* Refuse a world whose fields cannot fit, before allocating anything, and
+ * a picture that cannot be drawn from them (it had been found after the
+ * world was made).  Returns 0, or 1 after saying how much it needs. */
 static int check_memory(const settings *s, const wg_job *job,
                         const wg_backend *const *chosen, int backends)
 {
@@ -175,7 +224,11 @@ static int check_memory(const settings *s, const wg_job *job,
                                 ((backends > 1) + region) * window;
     char what[256], left[128];
     if (need <= memory_left(left))
-        return 0;
+        /* The picture is drawn from the six fields of the whole world
+         * (a picture is of whole worlds only), the backends' own memory
+         * given back. */
+        return picture_fits(s, sizeof(float) * 6.0 * window +
+                                   picture_bytes(s, s->world.size));
     /* What takes less: no hydraulic stage (four fields fewer), and for a
      * region a smaller halo (fewer passes and steps, of those it has).  A
      * whole world's fields do not depend on the counts: "or fewer steps"
@@ -358,18 +411,10 @@ static int write_picture(const settings *s, const wg_fields *f,
     if (s->out) {
         wg_render_opts o = s->render;
         o.threads = (uint32_t)cpu_threads(s);
-        /* What the renderer will hold at its peak (it works in strips of
-         * rows), and the PNG's rows. */
-        double need = wg_render_memory(&o, f->n) +
-                      (double)s->render.width * s->render.height * 3.0;
-        char left[128], size[32];
-        if (need > memory_left(left)) {
-            say("a %" PRIu32 "x%" PRIu32 " picture at "
-                "--aa %" PRIu32 " needs %s; %s", s->render.width,
-                s->render.height, s->render.aa, wg_bytes_text(need, size),
-                left);
+        /* Again, the fields now made: what is left is measured with them
+         * in it. */
+        if (picture_fits(s, picture_bytes(s, f->n)) != 0)
             return 1;
-        }
         wg_render_stats rs;
         progress_say("rendering", -1);
         if (wg_render(f, s->world.sea, &o, img, &rs, err) != 0) {

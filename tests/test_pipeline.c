@@ -539,6 +539,30 @@ WG_TEST(pipeline_memory_check_honours_the_control_group)
     rmdir(grp);
 }
 
+/* A data size limit (ulimit -d, which bounds the heap and the anonymous
+ * mappings the fields are in) is one too: the world is refused before it
+ * is made (it had been made until an allocation failed, "scalar: out of
+ * memory"), and so is a picture too large to draw from it (refused only
+ * after the world was made, whose timing table came first). */
+WG_TEST(pipeline_data_size_limit_is_checked_first)
+{
+    WG_SKIP_UNDER_ASAN_ULIMIT_V();
+    wg_cli c = wg_cli_sh("ulimit -d 100000; ./worldgen --size 4096 --no-image -q "
+                         "--mesh scalar --hydraulic 0");
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 4096 needs 448.0 MiB for the "
+                                         "fields of a 4096x4096 world; its data size "
+                                         "limit (ulimit -d) leaves "),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("ulimit -d 300000; ./worldgen --size 65 --mesh scalar --width 16384 "
+                  "--height 16384 --aa 1 --out p.png");
+    CHECK(c.status == 1 && !strstr(c.err, "terrain") &&
+              strstr(c.err, "worldgen: a 16384x16384 picture at --aa 1 needs ") &&
+              strstr(c.err, "its data size limit (ulimit -d) leaves "),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
 /* An address space limit (ulimit -v) is a limit too: the world is refused
  * before it is made, saying so (it had counted the machine's memory, then
  * failed part way with "out of memory" in a backend the user never
