@@ -422,6 +422,41 @@ WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
     CHECK(access(cmd, F_OK) != 0, "a mosaic with a hole: %s", cmd);
 }
 
+/* A record whose figures were damaged (a word, a number out of range),
+ * whose place is not the plan's, or with a line more is not whole: the
+ * tile is made again.  Such records had been taken, and the report said
+ * "max 0.000 s" and "mean inf MiB", or counted the tile twice ("17 tiles
+ * of 16"). */
+WG_TEST(tiles_damaged_record_figures_are_not_taken)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-figures");
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "'%s/scripts/tiles' --size 33 --tile 10 --out '%s' -- "
+             "--mesh scalar --erosion 1 --hydraulic 1", wg_srcdir(), dir);
+    wg_cli c;
+    int st = tl_run(&c, "%s >/dev/null 2>&1 && cd '%s/tiles' && "
+                    "sed -i 's/^\\(0 r0\\/r0c0 0 0 10 10\\) [^ ]* [^ ]*/\\1 abc 1e400/' r0/r0c0.done && "
+                    "sed -i 's/^\\(1 r0\\/r0c1\\) 10 /\\1 11 /' r0/r0c1.done && "
+                    "sed -i 's/^\\(2 r0\\/r0c2 20 0 10 10\\) [^ ]*/\\1 1e999/' r0/r0c2.done && "
+                    "head -n 1 r1/r1c0.done >> r1/r1c0.done && '%s/scripts/tiles' status '%s'",
+                    cmd, dir, wg_srcdir(), dir);
+    CHECK(st == 0 && strstr(c.out, "12/16 tiles done") &&
+              strstr(c.out, "tile r0/r0c0 is damaged (its .done record is not whole)") &&
+              strstr(c.out, "tile r0/r0c1 is damaged (its .done record is not whole)") &&
+              strstr(c.out, "tile r0/r0c2 is damaged (its .done record is not whole)") &&
+              strstr(c.out, "tile r1/r1c0 is damaged (its .done record is not whole)"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    st = tl_run(&c, "%s", cmd);
+    CHECK(st == 0 && strstr(c.err, "4 to make, 12 kept") && !strstr(c.out, "inf") &&
+              strstr(c.out, "16 tiles of 10"),
+          "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* The report's span from the first tile's start to the last's end says
  * how much of it no tile was running, in pauses over 10 s: a resume's
  * records are of two runs, and the span had read 1262 s for 23 s of work
