@@ -761,6 +761,19 @@ int wg_outfile_open(wg_outfile *o, const char *path, char *err)
                            strcmp(t.name, path) ? " (where its link points)"
                                                 : "");
         }
+        /* The folder's permission, not the file's: outputs are made beside
+         * their name and renamed into place, so a file anyone may write
+         * in a folder we may not is still refused, and "Permission
+         * denied" of the file alone had pointed at the file. */
+        if (e == EACCES) {
+            char dir[OUTFILE_PATH_MAX], shown[WG_PATH_SHOWN + 1];
+            snprintf(dir, sizeof dir, "%.*s", dirlen ? dirlen : 1,
+                     dirlen ? t.name : ".");
+            return wg_fail(err, "%s (no new file can be made in the folder "
+                           "'%s': an output is made beside its name and "
+                           "renamed into place)", strerror(e),
+                           wg_outfile_shown(dir, shown));
+        }
         return outfile_errno(t.name, e, err);
     }
     if (exists) {

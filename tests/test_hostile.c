@@ -1006,6 +1006,31 @@ WG_TEST(hostile_read_only_file_is_not_replaced)
     wg_cli_free(&c);
 }
 
+/* A file anyone may write, in a folder we may not write (chmod 555): the
+ * run is refused, since an output is made beside its name and renamed
+ * into place, and the message names the folder, not only "Permission
+ * denied" of the file.  As root, the run is made as nobody. */
+WG_TEST(hostile_unwritable_folder_is_named)
+{
+    wg_cli c = hostile_sh(
+        "mkdir -p rodir/in && cd rodir && cp ../worldgen wg && echo keep > in/w.png && "
+        "chmod 666 in/w.png && chmod 555 in && as=; if [ \"$(id -u)\" = 0 ]; then "
+        "  command -v setpriv > /dev/null || exit 77; chmod 711 .. && "
+        "  chown 65534:65534 wg && as='setpriv --reuid=65534 --regid=65534 "
+        "--clear-groups'; $as ./wg --version > /dev/null 2>&1 || exit 77; fi; "
+        "$as ./wg " HOSTILE_PIC " --out in/w.png; echo \"status $?\"; cat in/w.png");
+    if (c.status == 77) {
+        wg_skip("cannot run as another user here");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(strcmp(c.out, "status 1\nkeep\n") == 0 &&
+              strstr(c.err, "--out: cannot write 'in/w.png': Permission denied (no new "
+                            "file can be made in the folder 'in/': "),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* An option given twice keeps its last value, and says which one it
  * dropped: --out a.png --out b.png made no a.png without a word. */
 WG_TEST(hostile_repeated_option_is_said)
