@@ -858,6 +858,7 @@ static int show_picture(const settings *s, const wg_fields *f,
      * window).  Nothing more goes there; the descriptor stays taken, on
      * /dev/null, as wg_outfile_hold_std keeps it. */
     if (tables != stdout && fflush(stdout) == 0 && !ferror(stdout)) {
+        wg_outfile_give_back(STDOUT_FILENO);
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0 && null != STDOUT_FILENO) {
             dup2(null, STDOUT_FILENO);
@@ -1036,6 +1037,13 @@ static int close_stdout(void)
     errno = 0;
     int lost = ferror(stdout);
     int e = lost && tables_errno ? tables_errno : errno;
+    /* Flushed while writes still wait for a slow reader, then given back
+     * as it came (non-blocking, if it was: wg_outfile_give_back). */
+    if (fflush(stdout) != 0) {
+        lost = 1;
+        e = errno;
+    }
+    wg_outfile_give_back(STDOUT_FILENO);
     if (fclose(stdout) != 0) {
         lost = 1;
         e = errno;

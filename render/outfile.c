@@ -369,6 +369,9 @@ static void outfile_note_direct(int fd, int ours)
     }
 }
 
+static void outfile_blocking(int fd);
+static void outfile_nonblock_restore(void);
+
 /* Descriptors 0, 1 and 2 that were closed when we started, now held on
  * /dev/null (wg_outfile_hold_std). */
 static int outfile_std_closed[3];
@@ -411,6 +414,7 @@ static int outfile_use_fd(wg_outfile *o, int fd, char *err)
         outfile_note_direct(1, 1);
         return 0;
     }
+    outfile_blocking(fd);
     int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     if (dup < 0)
         return wg_fail(err, "%s", strerror(errno));
@@ -863,6 +867,7 @@ static void outfile_die(int sig)
     wg_outfile_remove_all();
     if (!atomic_load(&outfile_committed))
         outfile_cut_direct(0);
+    outfile_nonblock_restore();
     struct sigaction dfl = {.sa_handler = SIG_DFL};
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, NULL);
@@ -1441,6 +1446,71 @@ void wg_outfile_catch_signals(void)
     signal(SIGXFSZ, SIG_IGN);
 }
 
+/* The descriptors whose O_NONBLOCK outfile_blocking cleared, to be set
+ * again when the process ends. */
+#define OUTFILE_NONBLOCK_MAX 8
+static int outfile_nonblock[OUTFILE_NONBLOCK_MAX];
+static atomic_int outfile_nnonblock;
+
+/* Their O_NONBLOCK again, for whoever shares them (only calls safe in a
+ * signal handler). */
+static void outfile_nonblock_restore(void)
+{
+    int n = atomic_exchange(&outfile_nnonblock, 0);
+    for (int i = 0; i < n; i++) {
+        int fl = fcntl(outfile_nonblock[i], F_GETFL);
+        if (fl >= 0)
+            fcntl(outfile_nonblock[i], F_SETFL, fl | O_NONBLOCK);
+    }
+}
+
+/* At exit: what stdio holds written first, while writes still wait. */
+static void outfile_nonblock_at_exit(void)
+{
+    fflush(NULL);
+    outfile_nonblock_restore();
+}
+
+void wg_outfile_give_back(int fd)
+{
+    int n = atomic_load(&outfile_nnonblock);
+    for (int i = 0; i < n; i++)
+        if (outfile_nonblock[i] == fd) {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl >= 0)
+                fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+            outfile_nonblock[i] = outfile_nonblock[n - 1];
+            atomic_store(&outfile_nnonblock, n - 1);
+            return;
+        }
+}
+
+/* Writes to descriptor fd wait for room, while we run: one open with
+ * O_NONBLOCK (a pipe from a program that set it on its end, as Node.js
+ * does, and passed it on) had failed a run with "Resource temporarily
+ * unavailable" after the first 64 KiB, the pipe's buffer, when its reader
+ * was slower.  The flag belongs to the open file, shared with whoever
+ * passed it: it is set again when the process ends (exit, or a signal
+ * worldgen catches).  A regular file never waits: left alone. */
+static void outfile_blocking(int fd)
+{
+    struct stat st;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || !(fl & O_NONBLOCK) || fstat(fd, &st) != 0 ||
+        S_ISREG(st.st_mode))
+        return;
+    int n = atomic_load(&outfile_nnonblock);
+    for (int i = 0; i < n; i++)
+        if (outfile_nonblock[i] == fd)
+            return;
+    if (n == OUTFILE_NONBLOCK_MAX || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+        return;
+    if (n == 0)
+        atexit(outfile_nonblock_at_exit);
+    outfile_nonblock[n] = fd;
+    atomic_store(&outfile_nnonblock, n + 1);
+}
+
 void wg_outfile_hold_std(void)
 {
     for (int fd = 0; fd < 3; fd++)
@@ -1451,6 +1521,9 @@ void wg_outfile_hold_std(void)
             }
             outfile_std_closed[fd] = got == fd;
         }
+    /* Standard output and error: the tables, the messages, '-'. */
+    outfile_blocking(1);
+    outfile_blocking(2);
 }
 
 /* ---- identity ---------------------------------------------------------- */

@@ -44,6 +44,13 @@ void wg_outfile_catch_signals(void);
  * fails (EBADF).  Call first in main. */
 void wg_outfile_hold_std(void);
 
+/* Descriptor fd as it came, before it is closed or replaced: where
+ * worldgen cleared its O_NONBLOCK (so that writes wait for a slow reader
+ * of a pipe that another program made non-blocking), set again, since the
+ * open file is that program's too.  Flush what stdio holds for it first.
+ * Every such descriptor still open gets it back at exit anyway. */
+void wg_outfile_give_back(int fd);
+
 /* Open 'path' ("-" for standard output) for writing.  Returns 0, or -1 with
  * the reason in err[WG_ERR_LEN] (a folder that does not exist, a directory,
  * no permission, a name too long). */

@@ -875,6 +875,42 @@ WG_TEST(hostile_unwritable_descriptor_is_found_before_the_work)
     }
 }
 
+/* A standard output open with O_NONBLOCK (a pipe whose other program set
+ * it, as Node.js does, and passed it on) with a slow reader: the map comes
+ * whole, not "Resource temporarily unavailable" after the pipe's 64 KiB,
+ * and the flag is set again when worldgen ends (the open file is the
+ * other program's too). */
+WG_TEST(hostile_non_blocking_stdout_waits_for_its_reader)
+{
+    wg_cli c = hostile_sh(
+        "command -v python3 > /dev/null || exit 77; cat > nb.py <<'EOF'\n"
+        "import fcntl, os, select, subprocess, time\n"
+        "r, w = os.pipe()\n"
+        "fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)\n"
+        "p = subprocess.Popen(['./worldgen', '--size', '512', '-q', '--heightmap', '-',\n"
+        "                      '--heightmap-format', 'pfm', '--mesh', 'scalar',\n"
+        "                      '--hydraulic', '0', '--erosion', '0', '--no-image'], stdout=w)\n"
+        "got = 0\n"
+        "time.sleep(0.3)\n"
+        "while True:\n"
+        "    if select.select([r], [], [], 0.2)[0]:\n"
+        "        got += len(os.read(r, 4096)); time.sleep(0.0002)\n"
+        "    elif p.poll() is not None:\n"
+        "        break\n"
+        "print('status', p.wait(), 'bytes', got,\n"
+        "      'nonblock', bool(fcntl.fcntl(w, fcntl.F_GETFL) & os.O_NONBLOCK))\n"
+        "EOF\n"
+        "python3 nb.py");
+    if (c.status == 77) {
+        wg_skip("needs python3");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(c.status == 0 && strstr(c.out, "status 0 bytes 1048592 nonblock True\n"), "%s %s",
+          c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* An output on standard output that cannot be written says why once: the
  * close of standard output at exit used to add "cannot write to standard
  * output: Input/output error", a second, vaguer cause for the same loss. */
