@@ -381,9 +381,14 @@ static void vulkan_append_list(char *err, const VkPhysicalDevice *dev,
 int vulkan_gpu_match(const char *const *names, uint32_t count,
                      const char *gpu, char *err)
 {
-    if (gpu[strspn(gpu, "0123456789")] == '\0') {
+    /* An index: decimal, or 0x hex as every whole number of the command
+     * line may be ("0x0" had been looked for in the devices' names). */
+    const int hex = (gpu[0] == '0' && (gpu[1] == 'x' || gpu[1] == 'X') &&
+                     gpu[2] != '\0' &&
+                     gpu[2 + strspn(gpu + 2, "0123456789abcdefABCDEF")] == '\0');
+    if (hex || gpu[strspn(gpu, "0123456789")] == '\0') {
         errno = 0;
-        unsigned long i = strtoul(gpu, NULL, 10);
+        unsigned long i = strtoul(hex ? gpu + 2 : gpu, NULL, hex ? 16 : 10);
         if (errno == 0 && i < count)
             return (int)i;
         return wg_fail(err, "no device %s (there are %u)", gpu, count);

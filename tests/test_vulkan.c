@@ -454,6 +454,14 @@ WG_TEST(vulkan_gpu_match_refuses_an_ambiguous_name)
     CHECK(vulkan_gpu_match(names, 4, "99999999999999999999999", err) == -1);
     CHECK(vulkan_gpu_match(names, 4, "intel", err) == -1 &&
               strstr(err, "intel"), "'%s'", err);
+    /* An index in 0x hex too, as every whole number of the command line
+     * ("0x3" had been looked for in the names); "0x" alone is a name. */
+    CHECK(vulkan_gpu_match(names, 4, "0x3", err) == 3, "%s", err);
+    CHECK(vulkan_gpu_match(names, 4, "0X0", err) == 0, "%s", err);
+    CHECK(vulkan_gpu_match(names, 4, "0x4", err) == -1 &&
+              strstr(err, "no device 0x4"), "'%s'", err);
+    CHECK(vulkan_gpu_match(names, 4, "0x", err) == -1 &&
+              strstr(err, "name"), "'%s'", err);
 }
 #endif
 
