@@ -844,6 +844,28 @@ void map_outputs(const settings *s, map_output m[MAP_OUTPUTS])
                                            : WG_HM_NONE};
 }
 
+/* --list-devices lists the devices and ends: every other option given
+ * does nothing, said (a --json or an --out had been dropped without a
+ * word, exit 0). */
+static void warn_listing_only(const settings *s)
+{
+    char names[256] = "";
+    size_t len = 0;
+    int n = 0;
+    for (const struct option *o = long_opts; o->name; o++)
+        if (o->val >= OPT_SIZE && o->val < OPT_COUNT &&
+            o->val != OPT_LIST_DEVICES && s->given[o->val - OPT_SIZE]) {
+            int k = snprintf(names + len, sizeof names - len, "%s--%s",
+                             n++ ? ", " : "", o->name);
+            if (k < 0 || (size_t)k >= sizeof names - len)
+                break;
+            len += (size_t)k;
+        }
+    if (n)
+        say("warning: %s %s nothing with --list-devices, which lists the "
+            "Vulkan devices and makes no world", names, n > 1 ? "do" : "does");
+}
+
 /* Warn about options given that will change nothing in this run, so a
  * user does not wonder why they had no effect. */
 static void warn_idle_options(const settings *s)
@@ -872,6 +894,16 @@ static void warn_idle_options(const settings *s)
     if (!s->out && GIVEN(OPT_VIEW))
         say("warning: --view does nothing: this run "
             "makes no picture");
+    /* The camera as far as it may stand, and the block still wider than
+     * the frame (a picture 16 wide and 4096 tall): cut at its edges, said
+     * (it had been drawn so without a word). */
+    if (s->out && s->render.view == WG_VIEW_ORBIT && s->distance_needed > 0)
+        say("warning: the whole block would fit a %" PRIu32 "x%" PRIu32
+            " picture at --distance %.0f; the camera stands at %.0f, "
+            "the farthest, and the frame cuts the block (a wider "
+            "--width, or a wider --fov, shows it whole)",
+            s->render.width, s->render.height, (double)s->distance_needed,
+            (double)WG_CAMERA_DISTANCE_MAX);
     /* The map is seen from straight above: no camera to place. */
     static const int orbit[] = {OPT_AZIMUTH, OPT_ELEVATION, OPT_DISTANCE,
                                 OPT_FOV, OPT_LOOK, OPT_NO_CULL};
@@ -985,7 +1017,7 @@ static int act(int action)
  * keeps the camera outside the block: at the default's 9.5, --fov 90 had
  * drawn the world a third of the picture wide, --fov 150 70 pixels of
  * 800. */
-static float fitted_distance(const wg_render_opts *o)
+static float fitted_distance(const wg_render_opts *o, float *needed)
 {
     const float lo[3] = {-3.0f, WG_BLOCK_FLOOR, -3.0f};
     const float hi[3] = {3.0f, 1.0f, 3.0f};
@@ -996,6 +1028,7 @@ static float fitted_distance(const wg_render_opts *o)
     if (o->cam.fov > dc->fov)
         dflt = ceil(dflt * wg_camera_half_tan(dc->fov) /
                     wg_camera_half_tan(o->cam.fov) * 100.0) / 100.0;
+    *needed = d > WG_CAMERA_DISTANCE_MAX ? (float)d : 0.0f;
     return d > WG_CAMERA_DISTANCE_MAX ? (float)WG_CAMERA_DISTANCE_MAX
            : d > dflt ? (float)d
                       : (float)dflt;
@@ -1338,7 +1371,8 @@ static void settle_defaults(settings *s)
     if (!s->steps_given)
         s->world.steps = wg_default_steps(s->world.size);
     if (!s->distance_given)
-        s->render.cam.distance = fitted_distance(&s->render);
+        s->render.cam.distance =
+            fitted_distance(&s->render, &s->distance_needed);
 }
 
 /* A map's format: --heightmap-format for '-' or to override, else its
@@ -1497,6 +1531,8 @@ int parse_args(int argc, char **argv, settings *s)
      * whatever it holds (the message's "Try 'worldgen --help'" too). */
     if (rc < 0 && action != 'h')
         rc = check_environment();
+    if (rc < 0 && action == OPT_LIST_DEVICES)
+        warn_listing_only(s);
     if (rc < 0 && action)
         return act(action);
     if (rc < 0)

@@ -91,6 +91,7 @@ typedef struct settings {
     const char *out;               /* --out FILE, "-" for stdout */
     int out_given;                 /* --out was on the command line */
     int distance_given;            /* --distance was on the command line */
+    float distance_needed;         /* the fit past --distance's most, or 0 */
     int no_image;                  /* --no-image: no picture at all */
     const char *obj;               /* --obj FILE, or NULL */
     const char *gltf;              /* --gltf FILE.glb, or NULL */

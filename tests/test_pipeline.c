@@ -314,6 +314,9 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
                                               "sediment"},
         {"--sedimentmap - --heightmap-format r16 --hydraulic 0 > /dev/null",
          "--sedimentmap '-' is all zeros"},
+        /* The camera as far as it may be, and the block still cut. */
+        {"--width 16 --height 4096 --aa 1 --out p.png",
+         "the whole block would fit a 16x4096 picture at --distance 2"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         wg_cli c = pipe_sh("./worldgen --size 16 -q %s", cases[i].args);
@@ -328,6 +331,13 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
                        "scalar,vulkan --check");
     CHECK(v.status == 0 && strstr(v.err, "--check compares nothing: only "
                                          "scalar runs (the other backends"),
+          "%d %s", v.status, v.err);
+    wg_cli_free(&v);
+    /* --list-devices makes no world: the rest is said to do nothing,
+     * whether or not there is a device to list. */
+    v = pipe_sh("%s", "./worldgen --list-devices --json l.json --out l.png --size 16");
+    CHECK(strstr(v.err, "worldgen: warning: --size, --json, --out do nothing with "
+                        "--list-devices") && access("l.json", F_OK) != 0,
           "%d %s", v.status, v.err);
     wg_cli_free(&v);
     /* And none where every option counts. */
