@@ -104,6 +104,10 @@ wg_render_opts wg_window_move(const wg_render_opts *o, float d_azimuth,
 
 #include <SDL.h>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The SDL2 functions this file calls, looked up in the library at run time
  * with the types its header declares. */
@@ -333,6 +337,36 @@ static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
     return 0;
 }
 
+/* How long SDL may take to reach the display before worldgen gives up. */
+#define WINDOW_DISPLAY_WAIT_S 10
+
+/* The watch over SDL_Init: a display that takes the connection and never
+ * answers (a stuck X server, an ssh -X tunnel whose far end is gone, a
+ * TCP display whose packets are dropped) had held --show there for ever,
+ * before the world was made, with nothing said. */
+typedef struct window_watch {
+    atomic_int done;
+    char msg[320];
+} window_watch;
+
+static void *window_watch_main(void *arg)
+{
+    window_watch *w = arg;
+    const struct timespec step = {0, 50 * 1000 * 1000};
+    for (int i = 0; i < WINDOW_DISPLAY_WAIT_S * 20; i++) {
+        if (atomic_load(&w->done))
+            return NULL;
+        nanosleep(&step, NULL);
+    }
+    if (atomic_load(&w->done))
+        return NULL;
+    /* Nothing of the run is written yet (the window is tried first):
+     * said, and the process ends, SDL_Init still waiting. */
+    ssize_t r = write(STDERR_FILENO, w->msg, strlen(w->msg));
+    (void)r;
+    _exit(1);
+}
+
 /* SDL's video, where a window can be seen: SDL loaded and initialised,
  * on a display (not SDL's offscreen or dummy driver, unless asked for).
  * It is kept up for the window (wg_window_show's own call counts one
@@ -365,7 +399,25 @@ int wg_window_probe(char *err)
     if (getenv("DISPLAY") && !getenv("XDG_RUNTIME_DIR") &&
         !(wayland && wayland[0] == '/') && !getenv("SDL_VIDEODRIVER"))
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
-    if (SDL_Init(SDL_INIT_VIDEO) != 0)
+    window_watch watch = {.done = 0};
+    char shown[160];
+    snprintf(shown, sizeof shown, "%s",
+             getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");
+    for (char *c = shown; *c; c++) /* nothing to drive the terminal */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    snprintf(watch.msg, sizeof watch.msg,
+             "worldgen: --show: cannot open a window: the display (DISPLAY=%s) "
+             "did not answer in %d s (a stuck server, or an ssh tunnel whose "
+             "far end is gone?)\n", shown, WINDOW_DISPLAY_WAIT_S);
+    pthread_t watcher;
+    const int watching =
+        pthread_create(&watcher, NULL, window_watch_main, &watch) == 0;
+    const int up = SDL_Init(SDL_INIT_VIDEO);
+    atomic_store(&watch.done, 1);
+    if (watching)
+        pthread_join(watcher, NULL);
+    if (up != 0)
         return wg_fail(err, "cannot open a window: %s (is there a display? "
                             "DISPLAY=%s)", SDL_GetError(),
                        getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");

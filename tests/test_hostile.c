@@ -911,6 +911,33 @@ WG_TEST(hostile_non_blocking_stdout_waits_for_its_reader)
     wg_cli_free(&c);
 }
 
+/* --show on an X display that takes the connection and never answers (a
+ * stuck server, an ssh -X tunnel whose far end is gone): given up after
+ * 10 s, saying so, exit 1, nothing written (it had waited for ever, before
+ * the world was made).  A socket stands in for the display. */
+WG_TEST(hostile_silent_display_is_given_up)
+{
+    wg_cli c = hostile_sh(
+        "command -v python3 > /dev/null || exit 77; mkdir -p /tmp/.X11-unix; "
+        "n=$((5000 + $$ %% 4000)); while [ -e /tmp/.X11-unix/X$n ]; do n=$((n + 1)); done; "
+        "python3 -c 'import socket, sys, time\n"
+        "s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5)\n"
+        "c = s.accept(); time.sleep(40)' /tmp/.X11-unix/X$n & py=$!; "
+        "i=0; until [ -S /tmp/.X11-unix/X$n ] || [ $i -ge 100 ]; do sleep 0.05; i=$((i+1)); done; "
+        "DISPLAY=:$n timeout 30 ./worldgen --size 16 -q --show --out silent.png; "
+        "echo \"status $?\"; kill $py; rm -f /tmp/.X11-unix/X$n; ls silent.png 2>&1 | grep -c 'No such'");
+    if (c.status == 77) {
+        wg_skip("needs python3");
+        wg_cli_free(&c);
+        return;
+    }
+    CHECK(!strcmp(c.out, "status 1\n1\n") &&
+              strstr(c.err, "--show: cannot open a window: the display (DISPLAY=:") &&
+              strstr(c.err, ") did not answer in 10 s"),
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* An output on standard output that cannot be written says why once: the
  * close of standard output at exit used to add "cannot write to standard
  * output: Input/output error", a second, vaguer cause for the same loss. */
