@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -340,11 +341,24 @@ static void progress_say(const char *stage, double done)
         (done > 0.0 && now - progress_line.last < 0.1))
         return;
     progress_line.last = now;
-    fprintf(stderr, "\r\033[Kworldgen: %s%s%s", progress_line.who ?
-            progress_line.who : "", progress_line.who ? ": " : "", stage);
-    if (done >= 0.0)
-        fprintf(stderr, " %3.0f%%", 100.0 * done);
-    fprintf(stderr, " (%.0f s)", now - progress_line.start);
+    char line[160];
+    int n = snprintf(line, sizeof line, "worldgen: %s%s%s",
+                     progress_line.who ? progress_line.who : "",
+                     progress_line.who ? ": " : "", stage);
+    if (n >= 0 && (size_t)n < sizeof line && done >= 0.0)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %3.0f%%",
+                      100.0 * done);
+    if (n >= 0 && (size_t)n < sizeof line)
+        snprintf(line + n, sizeof line - (size_t)n, " (%.0f s)",
+                 now - progress_line.start);
+    /* Cut to the terminal's width, less one column: a line that wrapped
+     * left a row behind each time it was rewritten (the clear wipes only
+     * the last row). */
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+        (size_t)ws.ws_col - 1 < strlen(line))
+        line[ws.ws_col - 1] = '\0';
+    fprintf(stderr, "\r\033[K%s", line);
     progress_line.shown = 1;
 }
 

@@ -245,8 +245,8 @@ WG_TEST(pipeline_binary_output_to_a_terminal_is_refused)
 WG_TEST(pipeline_progress_only_on_a_terminal)
 {
     /* Three runs at once, long enough to pass the progress line's first
-     * second: on a terminal, with stderr not a terminal, and with -q on a
-     * terminal.  At once, so that the sanitized suite (ten times slower)
+     * second: on a terminal (34 columns wide), with stderr not a terminal,
+     * and with -q on a terminal.  At once, so that the sanitized suite (ten times slower)
      * waits for one run's time and a half, not three; three processes on
      * two cores also keep each run the longer.  500 steps take 1.5 s
      * alone here (300 had become 0.9 s, under the line's first second). */
@@ -255,7 +255,7 @@ WG_TEST(pipeline_progress_only_on_a_terminal)
     char script[2048];
     snprintf(script, sizeof script,
              "d=$(mktemp -d) || exit 9; "
-             "script -qec '%s > /dev/null' /dev/null > $d/1 & p1=$!; "
+             "script -qec 'stty cols 34; %s > /dev/null' /dev/null > $d/1 & p1=$!; "
              "%s > /dev/null 2> $d/2 & p2=$!; "
              "script -qec '%s -q' /dev/null > $d/3 & p3=$!; "
              "wait $p1; r1=$?; wait $p2; r2=$?; wait $p3; r3=$?; "
@@ -272,6 +272,16 @@ WG_TEST(pipeline_progress_only_on_a_terminal)
         CHECK(term && term < two && strstr(c.out, "%") < two &&
                   strstr(c.out, "\033[K") < two,
               "no progress on a terminal: %.*s", (int)(two - c.out), c.out);
+        /* Cut to the terminal's 34 columns less one: a line that
+         * wrapped left a row behind each time it was rewritten. */
+        size_t longest = 0;
+        for (const char *p = strstr(c.out, "\r\033[K"); p && p < two;) {
+            const char *q = p + 4, *e = q + strcspn(q, "\r\n");
+            longest = (size_t)(e - q) > longest ? (size_t)(e - q) : longest;
+            p = strstr(e, "\r\033[K");
+        }
+        CHECK(longest > 20 && longest <= 33, "a progress line of %zu columns on a "
+              "terminal of 34: %.*s", longest, (int)(two - c.out), c.out);
         CHECK(three == two + 4, "stderr not a terminal: %.*s",
               (int)(three - two - 4), two + 4);
         CHECK(three[4] == '\0', "-q on a terminal: %s", three + 4);
