@@ -180,7 +180,8 @@ DEBS := build-essential pkg-config libpng-dev zlib1g-dev libvulkan-dev \
 all: worldgen
 
 # Sanitized builds link tests/san/keep_drivers.c into worldgen too: it keeps
-# the Vulkan driver loaded until LeakSanitizer's exit check (the file says why).
+# every library loaded at run time (the Vulkan driver, SDL's X libraries)
+# until LeakSanitizer's exit check (the file says why).
 SAN_OBJ := $(if $(filter 1,$(SAN)),$(B)/tests/san/keep_drivers.o)
 worldgen: $(B)/worldgen.o $(CLI_OBJ) $(LIB_OBJ) $(SAN_OBJ) build/flavour $(B)/flags
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS_LINK)
