@@ -115,41 +115,38 @@ static double available_bytes(const char **limit)
     }
     if (fp)
         fclose(fp);
-    /* ulimit -v: the limit less what is mapped already (VmSize). */
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        unsigned long long vm = 0;
+    /* ulimit -v: the limit less what is mapped already (VmSize); ulimit
+     * -d: since Linux 4.7 it bounds the private writable memory (VmData:
+     * the heap and every anonymous mapping, where the fields are), the
+     * limit less what is there already.  Not counted, a world over -d was
+     * made until its first allocation failed ("out of memory" after
+     * minutes), or drawn until the picture's did. */
+    static const struct {
+        int resource;
+        const char *field, *says;
+    } limits[] = {
+        {RLIMIT_AS, "VmSize: %llu kB",
+         "its address space limit (ulimit -v) leaves %s"},
+        {RLIMIT_DATA, "VmData: %llu kB",
+         "its data size limit (ulimit -d) leaves %s"},
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        struct rlimit rl;
+        if (getrlimit(limits[i].resource, &rl) != 0 ||
+            rl.rlim_cur == RLIM_INFINITY)
+            continue;
+        unsigned long long used = 0;
         fp = fopen("/proc/self/status", "r");
         while (fp && fgets(line, sizeof line, fp))
-            if (sscanf(line, "VmSize: %llu kB", &vm) == 1)
+            if (sscanf(line, limits[i].field, &used) == 1)
                 break;
         if (fp)
             fclose(fp);
-        double left = (double)rl.rlim_cur - (double)vm * 1024.0;
+        double left = (double)rl.rlim_cur - (double)used * 1024.0;
         left = left > 0 ? left : 0;
         if (left < have) {
             have = left;
-            *limit = "its address space limit (ulimit -v) leaves %s";
-        }
-    }
-    /* ulimit -d: since Linux 4.7 it bounds the private writable memory
-     * (VmData: the heap and every anonymous mapping, where the fields
-     * are), the limit less what is there already.  Not counted, a world
-     * over it was made until its first allocation failed ("out of
-     * memory" after minutes), or drawn until the picture's did. */
-    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        unsigned long long data = 0;
-        fp = fopen("/proc/self/status", "r");
-        while (fp && fgets(line, sizeof line, fp))
-            if (sscanf(line, "VmData: %llu kB", &data) == 1)
-                break;
-        if (fp)
-            fclose(fp);
-        double left = (double)rl.rlim_cur - (double)data * 1024.0;
-        left = left > 0 ? left : 0;
-        if (left < have) {
-            have = left;
-            *limit = "its data size limit (ulimit -d) leaves %s";
+            *limit = limits[i].says;
         }
     }
     return have;
