@@ -108,6 +108,10 @@ wg_render_opts wg_window_move(const wg_render_opts *o, float d_azimuth,
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
+#if __has_include(<X11/Xlib.h>)
+#include <X11/Xlib.h> /* its types: its functions come from SDL's libX11 */
+#define WINDOW_XLIB 1
+#endif
 
 /* The SDL2 functions this file calls, looked up in the library at run time
  * with the types its header declares. */
@@ -438,6 +442,85 @@ int wg_window_probe(char *err)
     return 0;
 }
 
+/* X's errors, said as worldgen's.  Xlib's own handlers print the raw
+ * request ("X Error of failed request: BadWindow", "X connection to :0
+ * broken") and exit: as another program destroys the window (xdotool
+ * windowclose, a session tool) or kills its connection (xkill, xdotool
+ * windowkill), or the server ends.  An error is kept (the first) and ends
+ * the window as any failure does, saying where the picture is; a lost
+ * connection cannot be returned from (Xlib ends the process when its
+ * handler returns), so it is said and the process ends there, as Xlib's
+ * would, with exit's clean-up: the outputs were all written before the
+ * window opened. */
+static char window_x_failed[256];
+static char window_x_display[160];
+
+#ifdef WINDOW_XLIB
+static int (*window_x_error_text)(Display *, int, char *, int);
+
+static int window_x_error(Display *d, XErrorEvent *e)
+{
+    if (window_x_failed[0])
+        return 0;
+    char what[120] = "";
+    if (window_x_error_text)
+        window_x_error_text(d, e->error_code, what, (int)sizeof what);
+    const int gone = strstr(what, "Window") || strstr(what, "Drawable");
+    snprintf(window_x_failed, sizeof window_x_failed,
+             "the X server refused a request for the window: %s%s",
+             what[0] ? what : "an X error",
+             gone ? " (was it destroyed by another program?)" : "");
+    return 0;
+}
+
+static int window_x_lost(Display *d)
+{
+    (void)d;
+    char msg[400];
+    int n = snprintf(msg, sizeof msg,
+                     "worldgen: --show: the connection to the display "
+                     "(DISPLAY=%s) was lost: the window was killed by "
+                     "another program, or the X server ended; the outputs "
+                     "were written before the window opened\n",
+                     window_x_display);
+    if (n > 0) {
+        ssize_t r = write(STDERR_FILENO, msg, (size_t)n);
+        (void)r;
+    }
+    exit(1);
+}
+#endif
+
+/* Our handlers in the libX11 that SDL's X11 driver loaded, if it is
+ * that driver. */
+static void window_x_handlers(void)
+{
+    window_x_failed[0] = '\0';
+#ifdef WINDOW_XLIB
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (!driver || strcmp(driver, "x11") != 0)
+        return;
+    void *x = dlopen("libX11.so.6", RTLD_NOW | RTLD_NOLOAD);
+    if (!x)
+        return;
+    XErrorHandler (*set_error)(XErrorHandler);
+    XIOErrorHandler (*set_lost)(XIOErrorHandler);
+    *(void **)&set_error = dlsym(x, "XSetErrorHandler");
+    *(void **)&set_lost = dlsym(x, "XSetIOErrorHandler");
+    *(void **)&window_x_error_text = dlsym(x, "XGetErrorText");
+    snprintf(window_x_display, sizeof window_x_display, "%s",
+             getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");
+    for (char *c = window_x_display; *c; c++) /* nothing for the terminal */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    if (set_error)
+        set_error(window_x_error);
+    if (set_lost)
+        set_lost(window_x_lost);
+    dlclose(x); /* the count NOLOAD took: SDL holds it loaded */
+#endif
+}
+
 int wg_window_show(const wg_image *img, const char *title,
                    const wg_window_scene *scene, long timeout,
                    wg_render_opts *last, char *err)
@@ -446,6 +529,7 @@ int wg_window_show(const wg_image *img, const char *title,
         *last = scene->opts;
     if (wg_window_probe(err) != 0)
         return -1;
+    window_x_handlers();
     SDL_Window *win = NULL;
     SDL_Renderer *ren = NULL;
     SDL_Texture *tex = NULL;
@@ -522,6 +606,10 @@ int wg_window_show(const wg_image *img, const char *title,
         for (; got; got = SDL_PollEvent(&ev))
             window_event(&ev, scene && scene->opts.view == WG_VIEW_MAP,
                          &shift, &in);
+        if (window_x_failed[0]) {
+            wg_fail(err, "%s", window_x_failed);
+            goto moved_out;
+        }
         if (in.quit)
             break;
         if (in.redraw == 2 &&
@@ -548,6 +636,12 @@ int wg_window_show(const wg_image *img, const char *title,
 moved_out:
     wg_image_free(&held);
 out:
+    /* After an X error, nothing more is asked of the server: SDL_Quit
+     * gives Xlib its own handler back before it closes the display, and
+     * the error of a request still on its way (the window's destruction)
+     * was printed raw and ended the process. */
+    if (window_x_failed[0])
+        return rc;
     if (tex)
         SDL_DestroyTexture(tex);
     if (ren)

@@ -651,3 +651,47 @@ WG_TEST(window_out_to_a_pipe_ends_before_the_window_under_xvfb)
           c.out, c.err);
     wg_cli_free(&c);
 }
+
+/* Another program destroys the window (xdotool windowclose, as a session
+ * tool may) or kills its connection to the server (windowkill, as xkill
+ * does): worldgen says so, exit 1, and the picture written before the
+ * window opened stays, whole.  Xlib's own handlers had printed the raw
+ * request ("X Error of failed request: BadWindow", "X connection to :N
+ * broken") with no word of worldgen's. */
+WG_TEST(window_destroyed_or_killed_by_another_program_is_said_under_xvfb)
+{
+    if (!window_can_drive())
+        return;
+    char cmd[2000];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf xk && mkdir xk && cd xk && "
+             WINDOW_XVFB WINDOW_SHOW("gone")
+             "xdotool windowclose $wid 2>/dev/null; wait $pid; "
+             "echo \"status $?\"; " WINDOW_SHOW("killed")
+             "xdotool windowkill $wid 2>/dev/null; wait $pid; "
+             "echo \"status $?\"' && cat gone.err killed.err && ls -A && "
+             "%s/worldgen --size 48 --width 400 --height 300 -q --out "
+             "again.png && cmp gone.png again.png && cmp killed.png "
+             "again.png && echo same",
+             wg_tmpdir(), wg_srcdir(), wg_srcdir(), wg_srcdir(),
+             wg_srcdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strstr(c.out, "status 1\nstatus 1\n"), "%s %s", c.out, c.err);
+    CHECK(strstr(c.out, "\nworldgen: --show: the X server refused a request "
+                        "for the window: ") &&
+              strstr(c.out, " (was it destroyed by another program?); the "
+                            "picture is in gone.png\n"),
+          "%s %s", c.out, c.err);
+    CHECK(strstr(c.out, "\nworldgen: --show: the connection to the display "
+                        "(DISPLAY=:") &&
+              strstr(c.out, ") was lost: the window was killed by another "
+                            "program, or the X server ended; the outputs "
+                            "were written before the window opened\n"),
+          "%s %s", c.out, c.err);
+    CHECK(strstr(c.out, "\ngone.err\ngone.png\nkilled.err\nkilled.png\n"
+                        "same\n"),
+          "%s %s", c.out, c.err);
+    CHECK(!strstr(c.out, "X Error") && !strstr(c.out, "broken"), "%s",
+          c.out);
+    wg_cli_free(&c);
+}
