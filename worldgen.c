@@ -32,12 +32,40 @@
 #include "options.h"
 #include "say.h"
 
+/* The bytes of a control group's file cache, which the kernel takes back
+ * as the group needs memory (as the machine's MemAvailable counts the
+ * page cache): the group's memory.stat lines KEY_active_file and
+ * KEY_inactive_file, KEY "" in v2 and "total_" in v1 (the group and those
+ * under it, as usage_in_bytes counts).  Shared memory and tmpfs are not
+ * among them (the kernel keeps them with the anonymous pages). */
+static unsigned long long cgroup_file_cache(const char *dir, const char *key)
+{
+    char path[4200], line[256], active[64], inactive[64];
+    snprintf(path, sizeof path, "%s/memory.stat", dir);
+    snprintf(active, sizeof active, "%sactive_file %%llu", key);
+    snprintf(inactive, sizeof inactive, "%sinactive_file %%llu", key);
+    FILE *fp = fopen(path, "r");
+    unsigned long long cache = 0, v;
+    while (fp && fgets(line, sizeof line, fp))
+        if (sscanf(line, active, &v) == 1 || sscanf(line, inactive, &v) == 1)
+            cache += v;
+    if (fp)
+        fclose(fp);
+    return cache;
+}
+
 /* The bytes a control group's limit leaves, walking from the process's
  * group up to the root: 'limit' and 'usage' name the files (v2:
  * memory.max and memory.current; v1: memory.limit_in_bytes and
- * memory.usage_in_bytes).  Returns the least left, or -1 without a limit. */
+ * memory.usage_in_bytes), and 'key' the memory.stat lines of the file
+ * cache the usage includes (cgroup_file_cache), which is left too: a job
+ * that had written 250 MB before worldgen in a group of 300 MiB was
+ * refused a world of 112 MiB ("lets it have 42.1 MiB more"), which the
+ * kernel would have made room for.  Returns the least left, or -1 without
+ * a limit. */
 static double cgroup_left(const char *root, const char *group,
-                          const char *limit, const char *usage)
+                          const char *limit, const char *usage,
+                          const char *key)
 {
     char dir[4096];
     double least = -1;
@@ -58,6 +86,8 @@ static double cgroup_left(const char *root, const char *group,
             fclose(fp);
         /* v2 says "max", v1 a number near 2^63, for no limit. */
         if (have_lim && lim < (1ull << 60)) {
+            unsigned long long cache = cgroup_file_cache(dir, key);
+            used = used > cache ? used - cache : 0;
             double left = lim > used ? (double)(lim - used) : 0.0;
             if (least < 0 || left < least)
                 least = left;
@@ -103,11 +133,12 @@ static double available_bytes(const char **limit)
                                        == 0 ? "/sys/fs/cgroup"
                                             : "/sys/fs/cgroup/unified",
                                strcmp(group, "/") ? group : "", "memory.max",
-                               "memory.current");
+                               "memory.current", "");
         else if (strstr(ctl, "memory")) /* v1: N:memory:/path */
             left = cgroup_left("/sys/fs/cgroup/memory",
                                strcmp(group, "/") ? group : "",
-                               "memory.limit_in_bytes", "memory.usage_in_bytes");
+                               "memory.limit_in_bytes", "memory.usage_in_bytes",
+                               "total_");
         if (left >= 0 && left < have) {
             have = left;
             *limit = "its control group lets it have %s more";

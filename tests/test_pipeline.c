@@ -523,38 +523,72 @@ WG_TEST(pipeline_help_to_a_full_device_says_so)
     wg_cli_free(&c);
 }
 
-WG_TEST(pipeline_memory_check_honours_the_control_group)
+/* A memory control group (cgroup v1 or v2, as this machine has) of
+ * 'bytes', made for the test: its folder in grp.  Returns 0, or -1 with
+ * the test skipped where none can be made. */
+static int pipeline_memory_group(char *grp, size_t size, const char *bytes)
 {
-    /* A memory control group of 256 MiB (cgroup v1 or v2, as this machine
-     * has): --size 4096 needs about 0.8 GiB and must be refused up front,
-     * where the machine alone would let it run into the OOM killer. */
     const char *v1 = "/sys/fs/cgroup/memory", *v2 = "/sys/fs/cgroup";
-    char grp[256], limit[300];
+    char limit[300];
     int ok = 0;
     struct stat st;
     if (stat("/sys/fs/cgroup/memory/memory.limit_in_bytes", &st) == 0) {
-        snprintf(grp, sizeof grp, "%s/worldgen-test-%d", v1, (int)getpid());
+        snprintf(grp, size, "%s/worldgen-test-%d", v1, (int)getpid());
         snprintf(limit, sizeof limit, "%s/memory.limit_in_bytes", grp);
         ok = mkdir(grp, 0755) == 0;
     } else if (stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0) {
-        snprintf(grp, sizeof grp, "%s/worldgen-test-%d", v2, (int)getpid());
+        snprintf(grp, size, "%s/worldgen-test-%d", v2, (int)getpid());
         snprintf(limit, sizeof limit, "%s/memory.max", grp);
         ok = mkdir(grp, 0755) == 0;
     }
     if (!ok) {
         wg_skip("cannot make a memory control group here (not root, or no "
                 "writable cgroup file system)");
-        return;
+        return -1;
     }
     FILE *fp = fopen(limit, "w");
-    CHECK(fp && fprintf(fp, "268435456\n") > 0 && fclose(fp) == 0, "%s", limit);
-    char cmd[1024];
+    CHECK(fp && fprintf(fp, "%s\n", bytes) > 0 && fclose(fp) == 0, "%s",
+          limit);
+    return 0;
+}
+
+WG_TEST(pipeline_memory_check_honours_the_control_group)
+{
+    /* A group of 256 MiB: --size 4096 needs about 0.8 GiB and must be
+     * refused up front, where the machine alone would let it run into the
+     * OOM killer. */
+    char grp[256], cmd[1024];
+    if (pipeline_memory_group(grp, sizeof grp, "268435456") != 0)
+        return;
     snprintf(cmd, sizeof cmd, "sh -c 'echo $$ > %s/cgroup.procs && exec "
              "./worldgen --size 4096 --mesh scalar --no-image -q'", grp);
     wg_cli c = wg_cli_sh(cmd);
     CHECK(c.status == 1 && strstr(c.err, "--size 4096 needs") &&
               strstr(c.err, "its control group lets it have "),
           "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+    rmdir(grp);
+}
+
+/* The file cache a group holds is memory the kernel takes back for it:
+ * after 240 MB written in a group of 256 MiB (the cache charged to the
+ * group, as a job's own output is), a world of about 40 MiB is made.  The
+ * cache had been counted as used: "its control group lets it have 14 MiB
+ * more", exit 1. */
+WG_TEST(pipeline_memory_check_leaves_the_groups_file_cache)
+{
+    char grp[256], cmd[1500];
+    if (pipeline_memory_group(grp, sizeof grp, "268435456") != 0)
+        return;
+    snprintf(cmd, sizeof cmd,
+             "sh -c 'echo $$ > %s/cgroup.procs && dd if=/dev/zero of=%s/cache "
+             "bs=1M count=240 status=none && "
+             "./worldgen --size 1025 --mesh scalar --erosion 1 --hydraulic 1 "
+             "--no-image -q; echo \"status $?\"; rm -f %s/cache'",
+             grp, wg_tmpdir(), wg_tmpdir());
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(strcmp(c.out, "status 0\n") == 0 && c.err[0] == '\0', "%s %s",
+          c.out, c.err);
     wg_cli_free(&c);
     rmdir(grp);
 }
