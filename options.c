@@ -706,12 +706,14 @@ static int check_outputs_distinct(const settings *s)
     return -1;
 }
 
-/* WORLDGEN_FAULT's forms: 'rename', 'signal', 'kill', 'show', or a
+/* WORLDGEN_FAULT's forms: 'rename', 'signal', 'kill', 'kill-placing',
+ * 'show', or a
  * backend's name, alone (a height) or with ':water' (a water depth). */
 static int fault_known(const char *v)
 {
     if (strcmp(v, "rename") == 0 || strcmp(v, "signal") == 0 ||
-        strcmp(v, "kill") == 0 || strcmp(v, "show") == 0)
+        strcmp(v, "kill") == 0 || strcmp(v, "kill-placing") == 0 ||
+        strcmp(v, "show") == 0)
         return 1;
     for (size_t i = 0; wg_backends[i]; i++) {
         size_t len = strlen(wg_backends[i]->name);
@@ -750,7 +752,8 @@ static int check_environment(void)
         char names[256];
         mesh_names(names, sizeof names);
         return usage_error("WORLDGEN_FAULT: '%s' is not a fault the tests "
-                           "can ask for (valid: rename, signal, kill, show, "
+                           "can ask for (valid: rename, signal, kill, "
+                           "kill-placing, show, "
                            "a backend (%s), or one with :water, or unset)",
                            fault, names);
     }

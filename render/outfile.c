@@ -958,6 +958,61 @@ static int outfile_mount_point(const char *name)
 #endif
 }
 
+/* Is 'entry' (a name in slot k's folder) a temporary or a kept old
+ * content of slot k's target: ".NAME.tmp-XXXXXX" or ".NAME.old-XXXXXX",
+ * as outfile_tmp[k] but for its last ten characters? */
+static int outfile_is_leftover(int k, const char *entry)
+{
+    const char *base = strrchr(outfile_tmp[k], '/');
+    base = base ? base + 1 : outfile_tmp[k];
+    size_t len = strlen(base);
+    if (len < 10 || strlen(entry) != len || strncmp(entry, base, len - 10) != 0)
+        return 0;
+    const char *tail = entry + len - 10;
+    if (strncmp(tail, "tmp-", 4) != 0 && strncmp(tail, "old-", 4) != 0)
+        return 0;
+    for (int i = 4; i < 10; i++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                    "0123456789", tail[i]) || !tail[i])
+            return 0;
+    return 1;
+}
+
+/* What runs killed while they put their sets in place (SIGKILL: the OOM
+ * killer, timeout -s KILL, a scheduler's kill at a time limit; no handler
+ * sees it) left beside the targets of slots k[0..n): their temporaries
+ * and their kept old contents (outfile_is_leftover), each a whole copy,
+ * which no run had removed (seven later runs left them all).  Only slots
+ * whose temporaries are unnamed (O_TMPFILE) look: where those are made, a
+ * name of that form exists only inside another run's section, which
+ * holds the folder's lock (outfile_lock), so one seen with the lock held
+ * is a dead run's; where temporaries are named from the start, a live
+ * run's could be among them.  Removes them when 'remove' (the caller
+ * holds the locks), else only counts them.  Returns how many. */
+static int outfile_leftovers(const int *k, int n, int remove)
+{
+    int found = 0;
+    for (int j = 0; j < n; j++) {
+        if (!outfile_unnamed[k[j]])
+            continue;
+        char dir[OUTFILE_PATH_MAX], path[OUTFILE_PATH_MAX];
+        outfile_folder(outfile_dst[k[j]], dir);
+        DIR *d = opendir(dir);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (outfile_is_leftover(k[j], e->d_name)) {
+                found++;
+                if (remove && snprintf(path, sizeof path, "%s/%s", dir,
+                                       e->d_name) < (int)sizeof path)
+                    unlink(path);
+            }
+        closedir(d);
+    }
+    return found;
+}
+
 /* Why the last set could not be put in place, beyond its errno, or NULL. */
 static const char *outfile_why;
 
@@ -1092,11 +1147,16 @@ static int outfile_place(const int *k, int n, int final, int *bad,
     *bad = 0;
     *lost = 0;
     outfile_why = NULL;
-    /* Several files: hold their folders' locks, so another run's set is
-     * renamed wholly before or after ours, never between. */
-    int locks[OUTFILE_SLOTS], nlocks = n > 1 ? outfile_lock(k, n, locks) : 0;
+    /* Hold the folders' locks, so another run's set is renamed wholly
+     * before or after ours, never between, and what a killed run left
+     * beside ours is removed while no live run is in its section (one
+     * file's too: its temporary is named in there). */
+    const int leftovers = outfile_leftovers(k, n, 0);
+    int locks[OUTFILE_SLOTS], nlocks = outfile_lock(k, n, locks);
     sigset_t old;
     outfile_enter(&old);
+    if (leftovers)
+        outfile_leftovers(k, n, 1);
     /* The unnamed temporaries get their names, now that nothing can run
      * before the renames but SIGKILL. */
     int kept[OUTFILE_SLOTS], nkept = 0, placed = 0, e = 0;
@@ -1123,8 +1183,12 @@ static int outfile_place(const int *k, int n, int final, int *bad,
      * section ends). */
     if (n > 0 && fault && strcmp(fault, "signal") == 0)
         raise(SIGTERM);
+    /* Test hook: WORLDGEN_FAULT=kill-placing dies of SIGKILL after a
+     * set's first rename, as the OOM killer could kill it there. */
+    const int kill_placing = n > 1 && fault && strcmp(fault, "kill-placing") == 0;
     for (; !e && placed < n; placed++)
-        if ((fail_last && placed == n - 1 && (errno = EIO)) ||
+        if ((kill_placing && placed == 1 && raise(SIGKILL) != 0) ||
+            (fail_last && placed == n - 1 && (errno = EIO)) ||
             (n == 1 && outfile_signalled() && (errno = EINTR)) ||
             rename(outfile_tmp[k[placed]], outfile_dst[k[placed]]) != 0) {
             e = errno;

@@ -145,6 +145,37 @@ WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
     wg_cli_free(&c);
 }
 
+/* SIGKILL after a set's first rename (WORLDGEN_FAULT=kill-placing, as
+ * the OOM killer or a scheduler's time limit can kill there): what the
+ * killed run left beside its outputs (the temporaries and the kept old
+ * contents, each a whole copy) is removed by the next run that writes one
+ * of those names, each beside its own (the PNG alone, then the rest), and
+ * no other file.  Seven later runs had left them all. */
+WG_TEST(hostile_sigkill_in_the_renames_is_cleared_by_the_next_run)
+{
+    int fd = open(wg_tmpdir(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        wg_skip("%s makes no unnamed files (O_TMPFILE: %s)", wg_tmpdir(),
+                strerror(errno));
+        return;
+    }
+    close(fd);
+    wg_cli c = hostile_sh(
+        "rm -rf killp && mkdir killp && cd killp && touch .p.png.tmp-keep "
+        ".p.png.old-1234567 .x.png.old-ABCdef && "
+        "W='../worldgen --size 33 -q --out p.png --heightmap h.tif --obj "
+        "o.obj'; $W && WORLDGEN_FAULT=kill-placing $W --seed 9; "
+        "echo \"status $?\"; ls -A | grep -c '^\\..*\\.\\(tmp\\|old\\)-......$'; "
+        "../worldgen --size 33 -q --out p.png --seed 9 && ls -A | grep "
+        "'^\\.p\\.png\\.'; echo --; $W --seed 9 && ls -A");
+    CHECK(strcmp(c.out, "status 137\n10\n.p.png.old-1234567\n.p.png.tmp-keep\n"
+                        "--\n.p.png.old-1234567\n.p.png.tmp-keep\n"
+                        ".x.png.old-ABCdef\nh.tif\no.mtl\no.obj\n"
+                        "o_albedo.png\np.png\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
 /* Few descriptors (ulimit -n 20): the finished outputs are named early to
  * be closed, the OBJ's files from two threads at once (they had been able
  * to wait for each other for ever, about one run in 200), and every run
@@ -1746,7 +1777,8 @@ WG_TEST(hostile_environment_values_are_checked)
          "or unset)"},
         {"WORLDGEN_FAULT=scalar:height",
          "WORLDGEN_FAULT: 'scalar:height' is not a fault the tests can ask for (valid: "
-         "rename, signal, kill, show, a backend (scalar, openmp, vulkan), or one with :water, or "
+         "rename, signal, kill, kill-placing, show, a backend (scalar, openmp, vulkan), or "
+         "one with :water, or "
          "unset)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
