@@ -10,11 +10,12 @@
 # nanoseconds per cell and step.  A benchmark prints figures; it passes or
 # fails nothing, but a backend worldgen does not know is an error (exit 2)
 # and so is having none that can run here (exit 1).  So is a bad option
-# value (exit 2, before anything is measured: -r takes 1..1000 runs; -s,
-# -o, -e and -H take what worldgen's --size, --octaves, --erosion and
-# --hydraulic take, which worldgen judges), an argument that is not an
-# option (exit 2), a -c file that cannot be written (exit 1, checked first;
-# a relative name is from where the script was started) and a run of
+# value (exit 2, before anything is measured: -r takes 1..1000 runs, in
+# 0x hex too; -s, -o, -e and -H take what worldgen's --size, --octaves,
+# --erosion and --hydraulic take, which worldgen judges), an argument that
+# is not an option (exit 2), a -c file that cannot be written (exit 1,
+# checked first; a relative name is from where the script was started)
+# and a run of
 # worldgen that fails (exit 1, naming the size, the backend and worldgen's
 # reason: its cell says "failed", with no figure).  The CSV appears whole or not at
 # all (a link's target too: the link stays a link).  No temporary is left
@@ -217,13 +218,20 @@ done
 octaves=$(wg_value o octaves "$octaves") || exit $?
 erosion=$(wg_value e erosion "$erosion") || exit $?
 steps=$(wg_value H hydraulic "$steps") || exit $?
+# In 0x hex too, as every whole number worldgen and the options above take.
+runs_given=$runs
+if [[ $runs =~ ^0[xX]0*([0-9a-fA-F]{1,4})$ ]]; then
+    runs=$((16#${BASH_REMATCH[1]}))
+elif [[ $runs =~ ^0[xX]0*[0-9a-fA-F]+$ ]]; then
+    runs=99999 # too many digits to be in range
+fi
 if ! [[ $runs =~ ^[0-9]+$ ]]; then
-    echo "bench.sh: -r: '$runs' is not a whole number (valid: 1..$runs_max)" >&2
+    echo "bench.sh: -r: '$runs_given' is not a whole number (valid: 1..$runs_max)" >&2
     exit 2
 fi
 r=${runs#"${runs%%[!0]*}"} # no leading zeros, no overflow below
 if [ ${#r} -gt 4 ] || [ $((10#0$r)) -lt 1 ] || [ $((10#0$r)) -gt $runs_max ]; then
-    echo "bench.sh: -r: '$runs' is out of range (valid: 1..$runs_max)" >&2
+    echo "bench.sh: -r: '$runs_given' is out of range (valid: 1..$runs_max)" >&2
     exit 2
 fi
 runs=$((10#$r))

@@ -291,6 +291,8 @@ WG_TEST(bench_bad_option_values)
         {"-r 1001", "bench.sh: -r: '1001' is out of range (valid: 1..1000)"},
         {"-r abc", "bench.sh: -r: 'abc' is not a whole number (valid: 1..1000)"},
         {"-r 2x", "bench.sh: -r: '2x' is not a whole number (valid: 1..1000)"},
+        {"-r 0x3e9", "bench.sh: -r: '0x3e9' is out of range (valid: 1..1000)"},
+        {"-r 0x", "bench.sh: -r: '0x' is not a whole number (valid: 1..1000)"},
         {"-s '16 1'", "bench.sh: -s: '1' is out of range (valid: 2..65536)\n"},
         {"-s '16 *'", "bench.sh: -s: '*' is not a whole number (valid: 2..65536"},
         {"-s ''", "bench.sh: -s: '' names no size"},
@@ -336,7 +338,7 @@ WG_TEST(bench_bad_option_values)
           d.status, d.out, d.err);
     wg_cli_free(&d);
     /* 0x hex, as worldgen takes it, is made decimal for the table. */
-    wg_cli c = bench_run("-s 0x10 -r 01 -b scalar -H 0x2 -e 0x1 -o 0x2 -t");
+    wg_cli c = bench_run("-s 0x10 -r 0x1 -b scalar -H 0x2 -e 0x1 -o 0x2 -t");
     CHECK(c.status == 0, "status %d: %s", c.status, c.err);
     CHECK(strstr(c.out, "2 octaves, 1 erosion passes, 2 hydraulic steps, "
                         "median of 1 runs") && strstr(c.out, "|     16 | "),
