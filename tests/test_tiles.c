@@ -396,7 +396,7 @@ WG_TEST(tiles_damaged_tiles_are_named_and_made_again)
     int st = tl_run(&c, "%s && cd '%s/tiles' && truncate -s 1000 r0/r0c1-height.tif "
                     "&& rm r1/r1c0-water.tif && : >r1/r1c1.done && '%s/scripts/tiles' "
                     "status '%s'", cmd, dir, wg_srcdir(), dir);
-    CHECK(st == 0 && strstr(c.out, "1/4 tiles done") &&
+    CHECK(st == 3 && strstr(c.out, "1/4 tiles done") &&
               strstr(c.out, "tile r0/r0c1 is damaged (its height.tif is 1000 bytes, ") &&
               strstr(c.out, "tile r1/r1c0 is damaged (its water map is gone)") &&
               strstr(c.out, "tile r1/r1c1 is damaged (its .done record is not whole)") &&
@@ -443,7 +443,7 @@ WG_TEST(tiles_damaged_record_figures_are_not_taken)
                     "sed -i 's/^\\(2 r0\\/r0c2 20 0 10 10\\) [^ ]*/\\1 1e999/' r0/r0c2.done && "
                     "head -n 1 r1/r1c0.done >> r1/r1c0.done && '%s/scripts/tiles' status '%s'",
                     cmd, dir, wg_srcdir(), dir);
-    CHECK(st == 0 && strstr(c.out, "12/16 tiles done") &&
+    CHECK(st == 3 && strstr(c.out, "12/16 tiles done") &&
               strstr(c.out, "tile r0/r0c0 is damaged (its .done record is not whole)") &&
               strstr(c.out, "tile r0/r0c1 is damaged (its .done record is not whole)") &&
               strstr(c.out, "tile r0/r0c2 is damaged (its .done record is not whole)") &&
@@ -454,6 +454,11 @@ WG_TEST(tiles_damaged_record_figures_are_not_taken)
     CHECK(st == 0 && strstr(c.err, "4 to make, 12 kept") && !strstr(c.out, "inf") &&
               strstr(c.out, "16 tiles of 10"),
           "status %d: %s%s", st, c.out, c.err);
+    wg_cli_free(&c);
+    /* Whole again: status says so with 0 (3 above, while tiles remained). */
+    st = tl_run(&c, "'%s/scripts/tiles' status '%s'", wg_srcdir(), dir);
+    CHECK(st == 0 && strstr(c.out, "16/16 tiles done"), "status %d: %s%s", st, c.out,
+          c.err);
     wg_cli_free(&c);
 }
 
@@ -616,7 +621,7 @@ static void tl_killed_tiles(const char *dir, const char *engine_args,
           "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
     st = tl_run(&c, "'%s/scripts/tiles' status '%s/out'", wg_srcdir(), dir);
-    CHECK(st == 0 && strstr(c.out, "2/4 tiles done") &&
+    CHECK(st == 3 && strstr(c.out, "2/4 tiles done") &&
               strstr(c.out, "failed: r0/r0c1 (status 137 (killed by SIGKILL) on ") &&
               strstr(c.out, "tile r1/r1c0 was not made: its ") && strstr(c.out, more),
           "status %d: %s%s", st, c.out, c.err);
@@ -1129,9 +1134,12 @@ WG_TEST(tiles_usage_errors)
     dst = tl_run(&d, "rm -rf tl-st && mkdir -p tl-st && cd tl-st && t='%s/scripts/tiles' && "
                  "$t --size 40 --tile 10 --plan-only --out elsewhere/x >/dev/null && "
                  "for o in -d - x; do $t --size 40 --tile 20 --plan-only --out \"$o\" >/dev/null "
-                 "&& OLDPWD=$PWD/elsewhere/x CDPATH=$PWD/elsewhere $t status \"$o\"; done",
+                 "&& { OLDPWD=$PWD/elsewhere/x CDPATH=$PWD/elsewhere $t status \"$o\"; "
+                 "echo \"status $?\"; }; done",
                  wg_srcdir());
-    CHECK(dst == 0 && strcmp(d.out, "0/4 tiles done\n0/4 tiles done\n0/4 tiles done\n") == 0 &&
+    CHECK(dst == 0 &&
+              strcmp(d.out, "0/4 tiles done\nstatus 3\n0/4 tiles done\nstatus 3\n"
+                            "0/4 tiles done\nstatus 3\n") == 0 &&
               !d.err[0],
           "status %d: %s %s", dst, d.out, d.err);
     wg_cli_free(&d);
@@ -1653,7 +1661,7 @@ WG_TEST(tiles_record_that_is_no_file_is_damaged)
                     "rm r0c0.done r0c1.done && mkfifo r0c0.done && mkdir r0c1.done && cd ../../.. "
                     "&& timeout 10 %s/scripts/tiles status out",
                     dir, wg_srcdir(), wg_srcdir());
-    CHECK(st == 0 && strstr(c.out, "2/4 tiles done\n") &&
+    CHECK(st == 3 && strstr(c.out, "2/4 tiles done\n") &&
               strstr(c.out, "tile r0/r0c0 is damaged (its .done record is not a file)") &&
               strstr(c.out, "tile r0/r0c1 is damaged (its .done record is not a file)"),
           "status %d: %s%s", st, c.out, c.err);
@@ -1723,5 +1731,31 @@ WG_TEST(tiles_out_through_another_users_link_in_a_sticky_folder)
               ">/dev/null; echo \"status $?\"; ls tg/mine/height.vrt",
               wg_srcdir());
     CHECK(strcmp(c.out, "status 0\ntg/mine/height.vrt\n") == 0, "%s %s", c.out, c.err);
+    wg_cli_free(&c);
+}
+
+/* A file where a row's folder goes (tiles/r1) fails that row's tiles
+ * saying so, with no log named (none can be made there), and the same
+ * command makes them once it is gone: "cannot make tiles/r1: File
+ * exists; see .../tiles/r1/r1c0.log" had said neither which nor what to
+ * do, and sent the user to a log that cannot exist. */
+WG_TEST(tiles_row_folder_that_is_a_file_is_named)
+{
+    if (tl_ready() != 0)
+        return;
+    char dir[512];
+    tl_dir(dir, "tl-rowfile");
+    wg_cli c;
+    int st = tl_run(&c, "cd '%s' && T='%s/scripts/tiles --size 5 --tile 2 --out out -- "
+                    "--mesh scalar --hydraulic 1' && $T >/dev/null 2>&1 && rm -r "
+                    "out/tiles/r1 && echo x > out/tiles/r1 && $T >/dev/null; echo \"status $?\"; "
+                    "rm out/tiles/r1 && $T >/dev/null 2>&1 && echo made",
+                    dir, wg_srcdir());
+    CHECK(st == 0 && strcmp(c.out, "status 1\nmade\n") == 0 &&
+              strstr(c.err, "r1/r1c0 FAILED (status 1): cannot make the folder "
+                            "tiles/r1: a file of that name is there (not a folder): "
+                            "remove it\n") &&
+              !strstr(c.err, ".log"),
+          "status %d: %s%s", st, c.out, c.err);
     wg_cli_free(&c);
 }
