@@ -8,7 +8,8 @@
 #   scripts/resolution.sh --help             this text
 #
 # Everything after '--' goes to both runs (not --size, --region, the maps
-# or other outputs: exit 2).  Uses worldgen's --mesh auto unless given (the
+# or other outputs: exit 2; worldgen judges the rest first, on a world of
+# 2: one it refuses is exit 2 too, before any run).  Uses worldgen's --mesh auto unless given (the
 # fields are the same on every backend).  SMALL and BIG are checked before any run:
 # sides from 2 to 65536 whose vertices meet (BIG - 1 a multiple of SMALL - 1,
 # BIG at least SMALL), else exit 2.  Exit 1 when a run or the comparison
@@ -81,12 +82,17 @@ ${CC:-cc} -O2 -o "$dir/resolution" scripts/resolution.c -lm ||
 # waited for, so that a signal to this script alone (kill PID) stops it
 # too before the folder goes: it had run on, writing into a folder
 # already removed.  (Ctrl-C, to the whole process group, reaches both.)
+# Each line a run says (a warning of the options) is said once: the
+# three runs had said each three times.
 wg=
+: > "$dir/said"
 run() {
     local st=0
-    ./worldgen -q --no-image "$@" & wg=$!
+    ./worldgen -q --no-image "$@" 2> "$dir/err" & wg=$!
     wait "$wg" || st=$?
     wg=
+    grep -vxF -f "$dir/said" "$dir/err" >&2 || :
+    cat "$dir/err" >> "$dir/said"
     return "$st"
 }
 stop_wg() { [ -z "$wg" ] || { kill -TERM "$wg" 2>/dev/null; wait "$wg" 2>/dev/null; wg=; }; }
@@ -105,6 +111,14 @@ for a in "$@"; do
     fi
     terrain+=("$a")
 done
+# The options as worldgen judges them, on a world of 2 (milliseconds),
+# before any run: one it refuses (--hyd with no value) had been found by
+# the second run, after the first's, and said with worldgen's usage line.
+st=0
+run --size 2 "$@" || st=$?
+[ "$st" != 2 ] ||
+    usage "worldgen refused the options after -- (its message above)"
+[ "$st" = 0 ] || exit 1
 run --size "$small" --erosion 0 --hydraulic 0 --heightmap "$dir/t1.pfm" ${terrain[@]+"${terrain[@]}"}
 run --size "$small" --heightmap "$dir/h1.pfm" --watermap "$dir/w1.pfm" "$@"
 run --size "$big" --heightmap "$dir/h2.pfm" --watermap "$dir/w2.pfm" "$@"

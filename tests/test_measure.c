@@ -410,6 +410,30 @@ WG_TEST(measure_resolution_sh_takes_a_mesh_without_warning)
     wg_cli_free(&c);
 }
 
+/* Options worldgen refuses (--hyd with no value) are found before any
+ * run, a usage error of the script's (exit 2): the first run had been
+ * made and the second had failed, with worldgen's usage line alone.  A
+ * warning the runs give (--view with no picture) is said once, not once
+ * for each of the three runs. */
+WG_TEST(measure_resolution_sh_judges_worldgens_options_first)
+{
+    if (measure_copy_resolution_sh("rsh-opts", NULL) != 0)
+        return;
+    wg_cli c = wg_cli_sh("rsh-opts/scripts/resolution.sh 3 5 -- --hyd");
+    CHECK(c.status == 2 && c.out[0] == '\0' &&
+              strstr(c.err, "worldgen: option '--hyd' needs a value") &&
+              strstr(c.err, "resolution.sh: worldgen refused the options after -- "
+                            "(its message above)\nusage: scripts/resolution.sh"),
+          "status %d: %s%s", c.status, c.err, c.out);
+    wg_cli_free(&c);
+    c = wg_cli_sh("rsh-opts/scripts/resolution.sh 3 5 -- --view map");
+    CHECK(c.status == 0 && strstr(c.out, "3 against 5") &&
+              strcmp(c.err, "worldgen: warning: --view does nothing: this run makes "
+                            "no picture\n") == 0,
+          "status %d: %s%s", c.status, c.err, c.out);
+    wg_cli_free(&c);
+}
+
 /* Options under which erosion changes nothing leave no share to give:
  * resolution.sh fails (exit 1, saying so) instead of printing -nan%. */
 WG_TEST(measure_resolution_sh_fails_when_erosion_changes_nothing)
