@@ -704,8 +704,8 @@ static void *render_member_main(void *arg)
 /* Run the steps on 'parts' threads, the caller's as part 0; if a thread
  * cannot be started, every step on the caller's alone, part by part
  * (as wg_parallel does), since a team short of a thread would wait for it
- * at the first barrier. */
-static void render_team_run(render_team *tm, uint32_t parts)
+ * at the first barrier.  Returns how many threads ran them: parts, or 1. */
+static uint32_t render_team_run(render_team *tm, uint32_t parts)
 {
     pthread_t tid[WG_THREADS_MAX];
     render_member m[WG_THREADS_MAX];
@@ -730,6 +730,7 @@ static void render_team_run(render_team *tm, uint32_t parts)
         for (int step = 0; step < RENDER_STEPS; step++)
             for (uint32_t p = 0; p < parts; p++)
                 render_team_step(tm, step, p);
+    return all ? parts : 1;
 }
 
 int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
@@ -806,7 +807,7 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     j.shader = shader;
     /* Then the strips. */
     render_team tm = {.rt = &rt, .prep = &prep, .j = &j, .shader = shader};
-    render_team_run(&tm, j.parts);
+    const uint32_t ran = render_team_run(&tm, j.parts);
     double t3 = wg_now();
     if (prep.failed) {
         wg_fail(err, "out of memory for the shading");
@@ -818,16 +819,19 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
 
     /* The threads interleave drawing and shading: rasterise is the plan
      * plus the threads' drawing (their mean: each ran that long while the
-     * others did the same), shade is the rest.  A map draws nothing. */
+     * others did the same), shade is the rest.  A map draws nothing.
+     * The threads are those that ran: where no second could be started
+     * (ulimit -u, a control group's pids.max), the one that drew every
+     * part (the render had said 2). */
     double raster = 0.0;
     for (uint32_t t = 0; t < j.parts; t++) {
         raster += j.raster[t];
         rs->drawn += j.drawn[t];
     }
-    rs->raster = j.map ? 0.0 : prep.plan_time + raster / j.parts;
+    rs->raster = j.map ? 0.0 : prep.plan_time + raster / ran;
     rs->shade = (t3 - t0) - rs->raster;
     rs->triangles = j.map ? 0 : wg_block_triangles(f->n) + 2 * prep.wet;
-    rs->threads = j.parts;
+    rs->threads = ran;
     rs->memory = (double)(render_mark - before) + (double)pixels;
     rc = 0;
 done:

@@ -1602,7 +1602,8 @@ WG_TEST(hostile_signal_cuts_its_descriptors_files_back)
 /* A limit on processes (ulimit -u, a control group's pids.max) that lets
  * no thread start: the openmp backend is not available, saying why and
  * the --threads that can run, instead of libgomp's "Thread creation
- * failed" and exit; --mesh auto runs scalar; and it runs with that many.
+ * failed" and exit; --mesh auto runs scalar; and it runs with that many,
+ * the render too, which says so.
  * Run as nobody where the tests run as root, whose process limit the
  * kernel does not apply. */
 WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
@@ -1619,13 +1620,16 @@ WG_TEST(hostile_process_limit_names_the_threads_that_can_start)
         "cd $d && for t in 2 1; do $NB prlimit --nproc=1:1 ./wg --size 64 "
         "--mesh openmp --threads $t -q --no-image; echo $?; done; "
         "$NB prlimit --nproc=1:1 ./wg --size 256 --hydraulic 10 --threads 2 --no-image "
-        "> auto.txt; echo $?; grep -c '^  scalar ' auto.txt; cd / && rm -rf $d");
+        "> auto.txt; echo $?; grep -c '^  scalar ' auto.txt; "
+        "$NB prlimit --nproc=1:1 ./wg --size 64 --threads 2 -q --out - --json /dev/fd/3 "
+        "3> j.json > p.png; jq -r .render.threads j.json; cd / && rm -rf $d");
     if (strcmp(c.out, "no-util-linux\n") == 0) {
         wg_skip("needs prlimit and setpriv (util-linux)");
         wg_cli_free(&c);
         return;
     }
-    CHECK(strcmp(c.out, "1\n0\n0\n1\n") == 0, "%s %s", c.out, c.err);
+    /* The render's threads are those that ran it: one (it said 2). */
+    CHECK(strcmp(c.out, "1\n0\n0\n1\n1\n") == 0, "%s %s", c.out, c.err);
     CHECK(strstr(c.err, "worldgen: --mesh openmp: not available here: cannot start 2 "
                         "threads, only 1 (Resource temporarily unavailable: a limit on processes, "
                         "ulimit -u or a control group's pids.max); give --threads 1") &&
