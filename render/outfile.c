@@ -1294,7 +1294,8 @@ int wg_outfile_commit_held(char *err)
         snprintf(why, sizeof why, " (%s)", outfile_why);
     if (lost)
         return wg_fail(err, "'%s': %s%s; %d file%s could not be given back "
-                       "%s old content, kept beside %s as .NAME.old-*",
+                       "%s old content, kept beside %s as .NAME.old-* "
+                       "(until a run writes that name again)",
                        wg_outfile_shown(outfile_dst[k[bad]], shown),
                        strerror(e), why, lost, lost > 1 ? "s" : "",
                        lost > 1 ? "their" : "its", lost > 1 ? "them" : "it");
