@@ -1,4 +1,4 @@
-/* png.c: PNG encoding through libpng (8-bit RGB renders, 16-bit grey height
+/* png.c: PNG encoding through libpng (8-bit sRGB pictures, 16-bit data
  * maps), errors turned into messages rather than longjmp-ing out of the
  * caller.
  *
@@ -93,6 +93,13 @@ int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,
                  channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
+    /* An 8-bit RGB image is a colour picture (the render, the ground's
+     * colour), its samples sRGB: said so (sRGB, with the gAMA and cHRM that
+     * readers without sRGB support take instead), so that colour-managed
+     * viewers and editors do not take it for an unknown space.  The 16-bit
+     * maps are data (heights, normals): left untagged. */
+    if (depth == 8 && channels == 3)
+        png_set_sRGB_gAMA_and_cHRM(p, info, PNG_sRGB_INTENT_PERCEPTUAL);
     if (ntext > 0) {
         for (int i = 0; i < ntext; i++) {
             chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;

@@ -18,7 +18,8 @@ typedef struct wg_png_text {
 
 /* Write a w x h image to fp.  'depth' is 8 or 16 bits per sample,
  * 'channels' is 1 (grey) or 3 (RGB); 'pixels' holds the rows top to bottom,
- * 'stride' bytes apart, 16-bit samples as host-order uint16_t.  Returns 0,
+ * 'stride' bytes apart, 16-bit samples as host-order uint16_t; 8-bit RGB
+ * is a colour picture, tagged sRGB, and the rest data, untagged.  Returns 0,
  * or -1 with the reason in err[WG_ERR_LEN]: the cause of the write that
  * failed (strerror), or libpng's own complaint. */
 int wg_png_write(FILE *fp, uint32_t w, uint32_t h, int depth, int channels,

@@ -632,3 +632,52 @@ WG_TEST(pipeline_address_space_limit_is_checked_first)
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
 }
+
+/* The chunk types of PNG file 'path', in order, each followed by a space
+ * (at most size bytes), or "" when it cannot be read. */
+static void pipeline_png_chunks(const char *path, char *out, size_t size)
+{
+    size_t len = 0;
+    unsigned char *d = wg_read_file(path, &len);
+    out[0] = '\0';
+    for (size_t at = 8; d && len >= 8 && at + 12 <= len;) {
+        uint32_t n = (uint32_t)d[at] << 24 | (uint32_t)d[at + 1] << 16 |
+                     (uint32_t)d[at + 2] << 8 | d[at + 3];
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "%.4s ", (const char *)d + at + 4);
+        at += 12 + (size_t)n;
+    }
+    free(d);
+}
+
+/* The colour pictures (the render, --albedo, the OBJ's texture) say they
+ * are sRGB (sRGB, with gAMA and cHRM for readers without it), before the
+ * image data; the 16-bit data maps say nothing of colour.  None had said
+ * anything, and colour-managed readers took the pictures for an unknown
+ * space. */
+WG_TEST(pipeline_colour_pngs_are_tagged_srgb_data_maps_are_not)
+{
+    wg_cli c = wg_cli_sh("./worldgen --size 17 --mesh scalar -q --width 64 --height 48 "
+                         "--out tag-p.png --albedo tag-a.png --obj tag-o.obj "
+                         "--heightmap tag-h.png --normalmap tag-n.png");
+    CHECK(c.status == 0, "%s", c.err);
+    wg_cli_free(&c);
+    static const char *const colour[] = {"tag-p.png", "tag-a.png", "tag-o_albedo.png"};
+    static const char *const data[] = {"tag-h.png", "tag-n.png"};
+    char chunks[4096], path[1024];
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", wg_tmpdir(), colour[i]);
+        pipeline_png_chunks(path, chunks, sizeof chunks);
+        CHECK(strncmp(chunks, "IHDR gAMA sRGB cHRM ", 20) == 0 &&
+                  strstr(chunks, "IDAT "),
+              "%s: %s", colour[i], chunks);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", wg_tmpdir(), data[i]);
+        pipeline_png_chunks(path, chunks, sizeof chunks);
+        CHECK(strncmp(chunks, "IHDR ", 5) == 0 && strstr(chunks, "IDAT ") &&
+                  !strstr(chunks, "sRGB") && !strstr(chunks, "gAMA") &&
+                  !strstr(chunks, "cHRM"),
+              "%s: %s", data[i], chunks);
+    }
+}
