@@ -506,9 +506,16 @@ static int write_picture(const settings *s, const wg_fields *f,
         }
         rep->png = wg_now() - t0;
     }
+    /* The meshes' provenance: the world's options, which make them again;
+     * not the picture's camera and sun, which change nothing in them (a
+     * texture is the ground's own colour), and for the glTF its
+     * --gltf-error, which does (its parameters had made the full mesh). */
+    char mesh_params[512];
+    describe(s, mesh_params, sizeof mesh_params);
     if (s->obj) {
         char header[1024];
-        snprintf(header, sizeof header, "worldgen %s\n%s", WG_VERSION, params);
+        snprintf(header, sizeof header, "worldgen %s\n%s", WG_VERSION,
+                 mesh_params);
         double t0 = wg_now();
         progress_say("writing the OBJ", -1);
         if (wg_obj_save(s->obj, f, s->world.sea, header, err) != 0) {
@@ -521,7 +528,13 @@ static int write_picture(const settings *s, const wg_fields *f,
     if (s->gltf) {
         double t0 = wg_now();
         progress_say("writing the glTF", -1);
-        if (wg_gltf_save(s->gltf, f, s->world.sea, params, s->gltf_error,
+        size_t used = strlen(mesh_params);
+        char e[32];
+        wg_float_text(e, sizeof e, s->gltf_error);
+        if (s->gltf_error > 0.0f)
+            snprintf(mesh_params + used, sizeof mesh_params - used,
+                     " --gltf-error %s", e);
+        if (wg_gltf_save(s->gltf, f, s->world.sea, mesh_params, s->gltf_error,
                          NULL, err) != 0) {
             progress_clear();
             say("--gltf: cannot write %s", err);

@@ -848,7 +848,7 @@ done:
 }
 
 /* The shortest %g that reads back as the same float. */
-static void render_num(char *buf, size_t len, float v)
+void wg_float_text(char *buf, size_t len, float v)
 {
     for (int prec = 6; prec <= 9; prec++) {
         snprintf(buf, len, "%.*g", prec, (double)v);
@@ -860,8 +860,8 @@ static void render_num(char *buf, size_t len, float v)
 void wg_render_describe(const wg_render_opts *o, char *buf, size_t len)
 {
     char az[32], el[32], dist[32], fov[32], look[32], saz[32], sel[32];
-    render_num(saz, sizeof saz, o->sun_azimuth);
-    render_num(sel, sizeof sel, o->sun_elevation);
+    wg_float_text(saz, sizeof saz, o->sun_azimuth);
+    wg_float_text(sel, sizeof sel, o->sun_elevation);
     if (o->view == WG_VIEW_MAP) {
         snprintf(buf, len,
                  "--view map --width %u --height %u --aa %u --sun-azimuth %s "
@@ -869,11 +869,11 @@ void wg_render_describe(const wg_render_opts *o, char *buf, size_t len)
                  o->width, o->height, o->aa, saz, sel);
         return;
     }
-    render_num(az, sizeof az, o->cam.azimuth);
-    render_num(el, sizeof el, o->cam.elevation);
-    render_num(dist, sizeof dist, o->cam.distance);
-    render_num(fov, sizeof fov, o->cam.fov);
-    render_num(look, sizeof look, o->cam.look);
+    wg_float_text(az, sizeof az, o->cam.azimuth);
+    wg_float_text(el, sizeof el, o->cam.elevation);
+    wg_float_text(dist, sizeof dist, o->cam.distance);
+    wg_float_text(fov, sizeof fov, o->cam.fov);
+    wg_float_text(look, sizeof look, o->cam.look);
     snprintf(buf, len,
              "--width %u --height %u --aa %u --azimuth %s --elevation %s "
              "--distance %s --fov %s --look %s --sun-azimuth %s "

@@ -204,6 +204,10 @@ double wg_render_memory(const wg_render_opts *o, uint32_t n);
  * --sun-elevation ..": the camera does not change it. */
 void wg_render_describe(const wg_render_opts *o, char *buf, size_t len);
 
+/* v in the shortest form (%g, 6 to 9 digits) that reads back to the same
+ * float, as wg_render_describe writes its numbers. */
+void wg_float_text(char *buf, size_t len, float v);
+
 /* ---- camera.c: the orbit camera and the perspective projection ---- */
 
 /* A camera made ready for one picture of w x h samples. */

@@ -600,6 +600,41 @@ WG_TEST(gltf_provenance_is_json_whatever_the_bytes)
     wg_fields_free(&f);
 }
 
+/* From the command line, the meshes' provenance is the world's options
+ * and, for the glTF, --gltf-error (which changes it), in the shortest form
+ * that reads back: its parameters had made the full mesh again.  Not the
+ * picture's camera and sun, which change nothing in either mesh or in
+ * the texture (the OBJ's header and texture had carried them). */
+WG_TEST(gltf_and_obj_provenance_is_what_makes_them)
+{
+    char glb_path[400], cmd[1400];
+    gltf_path(glb_path, sizeof glb_path, "prov.glb");
+    snprintf(cmd, sizeof cmd,
+             "./worldgen --size 17 --mesh scalar -q --no-image --azimuth 100 "
+             "--sun-elevation 30 --gltf '%s' --gltf-error 0.01 --obj gltf/prov.obj && "
+             "head -n 2 gltf/prov.obj && grep -a -c -- '--azimuth' gltf/prov_albedo.png",
+             glb_path);
+    wg_cli c = wg_cli_sh(cmd);
+    const char *world = "--size 17 --seed 1234 --octaves 6 --erosion ";
+    CHECK(c.status == 1 && strstr(c.out, "# worldgen " WG_VERSION "\n# ") &&
+              strstr(c.out, world) && !strstr(c.out, "--azimuth") &&
+              !strstr(c.out, "--gltf-error") && strstr(c.out, "\n0\n"),
+          "status %d: %s %s", c.status, c.out, c.err);
+    wg_cli_free(&c);
+    glb g;
+    if (glb_read(glb_path, &g) == 0) {
+        const char *got = gj_str(gj_get(gj_get(gj_get(&g.json, "asset"), "extras"),
+                                        "parameters"));
+        const char *e = " --gltf-error 0.01";
+        size_t len = strlen(got);
+        CHECK(strncmp(got, world, strlen(world)) == 0 && len > strlen(e) &&
+                  strcmp(got + len - strlen(e), e) == 0 &&
+                  !strstr(got, "--azimuth") && !strstr(got, "--sun"),
+              "parameters '%s'", got);
+    }
+    glb_free(&g);
+}
+
 WG_TEST(gltf_failed_write_leaves_nothing)
 {
     wg_world w = gltf_world(9, 1);
