@@ -117,17 +117,25 @@ WG_TEST(hostile_sigterm_mid_write_removes_the_temporary)
 /* SIGKILL, which no handler sees (the OOM killer, timeout -s KILL), once
  * every output is written and held: the temporaries have no names yet, so
  * nothing is left, and files already there keep their content. */
-WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
+/* Does the test folder's file system make unnamed files (O_TMPFILE)?
+ * Where it does not, the temporaries are named from the start, and
+ * SIGKILL leaves them: the test is skipped, saying so. */
+static int hostile_unnamed_temporaries(void)
 {
-    /* Where the file system makes no unnamed files, the temporaries are
-     * named from the start, and SIGKILL leaves them. */
     int fd = open(wg_tmpdir(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0) {
         wg_skip("%s makes no unnamed files (O_TMPFILE: %s)", wg_tmpdir(),
                 strerror(errno));
-        return;
+        return 0;
     }
     close(fd);
+    return 1;
+}
+
+WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
+{
+    if (!hostile_unnamed_temporaries())
+        return;
     /* So too where descriptors are short: they are named to be closed. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 128) {
@@ -153,13 +161,8 @@ WG_TEST(hostile_sigkill_before_the_renames_leaves_nothing)
  * no other file.  Seven later runs had left them all. */
 WG_TEST(hostile_sigkill_in_the_renames_is_cleared_by_the_next_run)
 {
-    int fd = open(wg_tmpdir(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        wg_skip("%s makes no unnamed files (O_TMPFILE: %s)", wg_tmpdir(),
-                strerror(errno));
+    if (!hostile_unnamed_temporaries())
         return;
-    }
-    close(fd);
     wg_cli c = hostile_sh(
         "rm -rf killp && mkdir killp && cd killp && touch .p.png.tmp-keep "
         ".p.png.old-1234567 .x.png.old-ABCdef && "
