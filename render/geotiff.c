@@ -325,6 +325,22 @@ static int tif_quiet(TIFF *tif, void *user, const char *module,
 
 static pthread_once_t tif_once = PTHREAD_ONCE_INIT;
 
+/* GDAL's own tag (42112, GDAL_METADATA: an XML of items), which libtiff
+ * does not know: where GDAL reads a band's description.  Registered for
+ * every TIFF opened, before the tags that were registered already. */
+#define TIF_GDAL_METADATA 42112
+static TIFFExtendProc tif_parent_extender;
+
+static void tif_extend(TIFF *tif)
+{
+    static const TIFFFieldInfo gdal = {
+        TIF_GDAL_METADATA, -1, -1, TIFF_ASCII, FIELD_CUSTOM, 1, 0,
+        (char *)"GDALMetadata"};
+    TIFFMergeFieldInfo(tif, &gdal, 1);
+    if (tif_parent_extender)
+        tif_parent_extender(tif);
+}
+
 /* Load libgeotiff (kept to the end: libtiff holds its tag tables) and
  * register the GeoTIFF tags with libtiff, once. */
 static void tif_init(void)
@@ -356,6 +372,7 @@ static void tif_init(void)
     GEOTIFF_FUNCTIONS(X)
 #undef X
     geotiff_lib.XTIFFInitialize();
+    tif_parent_extender = TIFFSetTagExtender(tif_extend);
 }
 
 /* Is descriptor fd a regular file that does not append (which would
@@ -632,7 +649,19 @@ static int tif_write_all(FILE *fp, const char *where, const void *pixels,
         ok = tif_set_layout(tif, r.w, r.h, bands, bits) &&
              TIFFSetField(tif, TIFFTAG_SOFTWARE, software ? software : "worldgen") &&
              (!description ||
-              TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description));
+              TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, description)) &&
+             /* The normal map's bands named as GDAL reads them (QGIS
+              * shows them): it had said Gray, Undefined, Undefined. */
+             (bands != 3 || bits != 32 ||
+              TIFFSetField(tif, TIF_GDAL_METADATA,
+                           "<GDALMetadata>"
+                           "<Item name=\"DESCRIPTION\" sample=\"0\" "
+                           "role=\"description\">x (east)</Item>"
+                           "<Item name=\"DESCRIPTION\" sample=\"1\" "
+                           "role=\"description\">y (north)</Item>"
+                           "<Item name=\"DESCRIPTION\" sample=\"2\" "
+                           "role=\"description\">z (up)</Item>"
+                           "</GDALMetadata>"));
     if (ok) {
         /* The georeferencing (geotiff.h): the window's first vertex is the
          * tie point, S the pixel scale, in a local CRS in metres. */

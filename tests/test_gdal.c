@@ -956,6 +956,13 @@ WG_TEST(gdal_normal_and_albedo_maps_hold_the_world)
     CHECK(v && len == cells * 12 && bad == 0, "normal TIF: %d samples differ",
           bad);
     free(v);
+    /* Its bands named, as GDAL reads them (it had said Gray and
+     * Undefined). */
+    c = gd_sh("gdalinfo gd-v.tif | grep Description");
+    CHECK(strcmp(c.out, "  Description = x (east)\n  Description = y (north)\n"
+                        "  Description = z (up)\n") == 0,
+          "%s %s", c.out, c.err);
+    wg_cli_free(&c);
     uint16_t *q = gd_bands(gd_path(path, "gd-v.png"), &len);
     bad = 0;
     for (size_t k = 0; q && len == cells * 6 && k < cells; k++)
