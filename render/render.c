@@ -850,6 +850,8 @@ done:
 /* The shortest %g that reads back as the same float. */
 void wg_float_text(char *buf, size_t len, float v)
 {
+    if (!buf || len == 0) /* gcc's sanitized builds ask */
+        return;
     for (int prec = 6; prec <= 9; prec++) {
         snprintf(buf, len, "%.*g", prec, (double)v);
         if (strtof(buf, NULL) == v)
