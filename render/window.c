@@ -341,6 +341,16 @@ static int window_draw(const wg_window_scene *scene, const wg_render_opts *o,
     return 0;
 }
 
+/* $DISPLAY as a message shows it: "(unset)", or its bytes with nothing
+ * that could drive the terminal. */
+static void window_display_shown(char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");
+    for (char *c = buf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 /* How long SDL may take to reach the display before worldgen gives up. */
 #define WINDOW_DISPLAY_WAIT_S 10
 
@@ -405,11 +415,7 @@ int wg_window_probe(char *err)
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "x11");
     window_watch watch = {.done = 0};
     char shown[160];
-    snprintf(shown, sizeof shown, "%s",
-             getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");
-    for (char *c = shown; *c; c++) /* nothing to drive the terminal */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    window_display_shown(shown, sizeof shown);
     snprintf(watch.msg, sizeof watch.msg,
              "worldgen: --show: cannot open a window: the display (DISPLAY=%s) "
              "did not answer in %d s (a stuck server, or an ssh tunnel whose "
@@ -508,11 +514,7 @@ static void window_x_handlers(void)
     *(void **)&set_error = dlsym(x, "XSetErrorHandler");
     *(void **)&set_lost = dlsym(x, "XSetIOErrorHandler");
     *(void **)&window_x_error_text = dlsym(x, "XGetErrorText");
-    snprintf(window_x_display, sizeof window_x_display, "%s",
-             getenv("DISPLAY") ? getenv("DISPLAY") : "(unset)");
-    for (char *c = window_x_display; *c; c++) /* nothing for the terminal */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    window_display_shown(window_x_display, sizeof window_x_display);
     if (set_error)
         set_error(window_x_error);
     if (set_lost)
