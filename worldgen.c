@@ -231,26 +231,20 @@ static int picture_fits(const settings *s, double need)
 static int check_memory(const settings *s, const wg_job *job,
                         const wg_backend *const *chosen, int backends)
 {
-    /* A running backend holds the six result fields and a second height
-     * (ping-pong), and during the hydraulic stage four more (a second
-     * water, a sediment, and the scalar backend's P and Q; the starting
-     * ground, the water's running mean and the other sediment take the
-     * normals' fields), over the rectangle it
-     * computes (a region and its halo, or the world); the window cropped
-     * from a region's rectangle at readback holds six, and so does the
-     * reference run kept for comparison. */
-    double computed = (double)wg_rect_cells(wg_job_rect(job));
+    /* Each backend says what it holds at its peak, its fields cut to the
+     * window in place (host_bytes: a region's window had been counted
+     * again, six fields more, and OpenMP's p and q it never takes, so a
+     * Slurm task of 3 GiB was refused an 8193 tile whose peak is 2.36
+     * GiB); the largest counts, since they run one after another.  The
+     * reference run kept for comparison holds the window's six. */
     double window = (double)wg_rect_cells(wg_job_window(job));
     int region = !wg_rect_equal(wg_job_window(job), wg_job_rect(job));
-    double running = sizeof(float) * (s->world.steps ? 11.0 : 7.0) * computed;
-    /* A backend with memory of its own (a Vulkan device that shares the
-     * host's) says what it holds; the largest counts, since they run one
-     * after another. */
-    for (int i = 0; i < backends; i++)
-        if (chosen[i]->host_bytes && chosen[i]->host_bytes(job) > running)
-            running = chosen[i]->host_bytes(job);
-    double need = running + sizeof(float) * 6.0 *
-                                ((backends > 1) + region) * window;
+    double running = 0.0;
+    for (int i = 0; i < backends; i++) {
+        double held = chosen[i]->host_bytes(job);
+        running = held > running ? held : running;
+    }
+    double need = running + sizeof(float) * 6.0 * (backends > 1) * window;
     char what[256], left[128];
     if (need <= memory_left(left))
         /* The picture is drawn from the six fields of the whole world

@@ -113,9 +113,9 @@ typedef struct wg_backend {
     const char *(*device)(void *ctx);
 
     /* The host memory, in bytes, this backend holds at its peak while it
-     * runs the job, readback included (the fields it hands over), where
-     * that is not the CPU backends' (their fields: worldgen.c's
-     * check_memory); NULL for those.  Called after probe(). */
+     * runs the job, readback included (the fields it hands over): the CPU
+     * backends' fields (wg_cpu_host_bytes), a device's buffers where it
+     * shares the host's memory.  Called after probe(). */
     double (*host_bytes)(const wg_job *job);
 
     /* How fast this backend expects to run the job, for --mesh auto: higher
@@ -245,6 +245,14 @@ void wg_fields_take(wg_fields *f, wg_rect win, wg_fields *out);
 
 /* Free the fields.  No operation is performed on NULL members. */
 void wg_fields_free(wg_fields *f);
+
+/* The bytes a CPU backend's fields take at its peak, for its host_bytes:
+ * the six results and the second height over the rectangle it computes,
+ * and with hydraulic steps the second water and sediment, and pass 1's p
+ * and q where it keeps them in fields ('routing': the scalar backend's;
+ * OpenMP keeps its shares in rows of each thread's).  A region's window is
+ * cut from them in place (wg_fields_take): nothing more. */
+double wg_cpu_host_bytes(const wg_job *job, int routing);
 
 /* Seconds on a monotonic clock, for backends' own timing. */
 double wg_now(void);

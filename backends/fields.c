@@ -246,6 +246,13 @@ void wg_fields_take(wg_fields *f, wg_rect win, wg_fields *out)
     memset(f, 0, sizeof *f);
 }
 
+double wg_cpu_host_bytes(const wg_job *job, int routing)
+{
+    const double fields =
+        7.0 + (job->world.steps > 0 ? (routing ? 4.0 : 2.0) : 0.0);
+    return sizeof(float) * fields * (double)wg_rect_cells(wg_job_rect(job));
+}
+
 void wg_fields_free(wg_fields *f)
 {
     wg_field_free(f->height);

@@ -7,7 +7,7 @@
 #include "hydraulic.h"
 
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
-                         size_t cells, uint32_t steps)
+                         size_t cells, uint32_t steps, int routing)
 {
     *hb = (wg_hyd_buffers){0};
     hb->b[0] = f->height;
@@ -30,6 +30,8 @@ int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, wg_fields *f, float *other,
     hb->s[1] = f->nz;
     hb->w[1] = wg_field_alloc(cells, WG_SLOT_WATER2);
     hb->s[0] = wg_field_alloc(cells, WG_SLOT_SEDIMENT0);
+    if (!routing)
+        return hb->w[1] && hb->s[0] ? 0 : -1;
     hb->p = wg_field_alloc(cells, WG_SLOT_P);
     hb->q = wg_field_alloc(cells, WG_SLOT_Q);
     return hb->w[1] && hb->s[0] && hb->p && hb->q ? 0 : -1;

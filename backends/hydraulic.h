@@ -318,11 +318,15 @@ typedef struct wg_hyd_state {
 
 /* Take the buffers, of 'cells' floats each, for 'steps' steps on the
  * fields 'f' whose second height buffer is 'other'; with no steps only the
- * start runs, and b0 and the step buffers are NULL.  Returns 0, or -1 when
- * memory runs out (then wg_hyd_buffers_free() still frees what was
+ * start runs, and b0 and the step buffers are NULL.  'routing': pass 1's
+ * shares in fields of their own, p and q (the scalar backend; OpenMP keeps
+ * them in rows of its own and takes none: 8 bytes a cell fewer, which its
+ * memory check had counted and a job's limit refused).  Returns 0, or -1
+ * when memory runs out (then wg_hyd_buffers_free() still frees what was
  * taken). */
 int wg_hyd_buffers_alloc(wg_hyd_buffers *hb, struct wg_fields *f,
-                         float *other, size_t cells, uint32_t steps);
+                         float *other, size_t cells, uint32_t steps,
+                         int routing);
 
 /* The buffers step i reads and writes (i = steps: what the last wrote). */
 wg_hyd_state wg_hyd_buffers_step(const wg_hyd_buffers *hb, uint32_t i);

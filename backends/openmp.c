@@ -357,6 +357,13 @@ static int openmp_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
     return 0;
 }
 
+/* Its fields, without p and q: pass 1's shares stay in each thread's
+ * rows (wg_cpu_host_bytes). */
+static double openmp_host_bytes(const wg_job *job)
+{
+    return wg_cpu_host_bytes(job, 0);
+}
+
 const wg_backend wg_backend_openmp = {
     .name = "openmp",
     .summary = "rows across threads, vectorised rows (--threads)",
@@ -366,6 +373,7 @@ const wg_backend wg_backend_openmp = {
     .readback = openmp_readback,
     .close = openmp_close,
     .device = NULL,
+    .host_bytes = openmp_host_bytes,
     .rank = openmp_rank,
     .normal_tolerance = 0.0,
 };

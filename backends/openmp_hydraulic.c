@@ -874,7 +874,7 @@ void openmp_hydraulic(openmp_ctx *s, openmp_team *tm, uint32_t id,
     const uint32_t y1 = (uint32_t)((uint64_t)rows * (id + 1) / nt);
     wg_hyd_buffers *hb = &s->hb;
     if (id == 0 && wg_hyd_buffers_alloc(hb, &s->f, s->other,
-                                        wg_rect_cells(all), steps) != 0) {
+                                        wg_rect_cells(all), steps, 0) != 0) {
         char what[160];
         wg_job_describe(s->job, what, sizeof what);
         openmp_team_fail(tm, "openmp: out of memory for the hydraulic stage "

@@ -553,7 +553,7 @@ static int scalar_hydraulic(void *ctx, wg_times *t, char *err)
     wg_hyd_buffers hb;
     int rc = -1;
     if (wg_hyd_buffers_alloc(&hb, &s->f, s->other, wg_rect_cells(all),
-                             steps) != 0) {
+                             steps, 1) != 0) {
         char what[160];
         wg_job_describe(s->job, what, sizeof what);
         wg_fail(err, "scalar: out of memory for the hydraulic stage of %s",
@@ -624,6 +624,12 @@ static int scalar_readback(void *ctx, wg_fields *out, wg_times *t, char *err)
     return 0;
 }
 
+/* Its fields, p and q among them (wg_cpu_host_bytes). */
+static double scalar_host_bytes(const wg_job *job)
+{
+    return wg_cpu_host_bytes(job, 1);
+}
+
 const wg_backend wg_backend_scalar = {
     .name = "scalar",
     .summary = "plain C, one cell at a time: the reference",
@@ -636,6 +642,7 @@ const wg_backend wg_backend_scalar = {
     .readback = scalar_readback,
     .close = scalar_close,
     .device = NULL,
+    .host_bytes = scalar_host_bytes,
     .rank = scalar_rank,
     .normal_tolerance = 0.0,
 };

@@ -626,11 +626,39 @@ WG_TEST(pipeline_address_space_limit_is_checked_first)
     WG_SKIP_UNDER_ASAN_ULIMIT_V();
     wg_cli c = wg_cli_sh("ulimit -v 1000000; ./worldgen --size 20000 --no-image -q "
                          "--mesh openmp");
-    CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 20000 needs 16.39 GiB for the "
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 20000 needs 13.41 GiB for the "
                                          "fields of a 20000x20000 world; its address "
                                          "space limit (ulimit -v) leaves "),
           "%d %s", c.status, c.err);
     wg_cli_free(&c);
+    /* The scalar backend keeps pass 1's shares in two fields more. */
+    c = wg_cli_sh("ulimit -v 1000000; ./worldgen --size 20000 --no-image -q "
+                  "--mesh scalar");
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: --size 20000 needs 16.39 GiB for the "
+                                         "fields of a 20000x20000 world; "),
+          "%d %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
+/* What a backend holds at its peak is counted, no more: a region's
+ * window is cut from its fields in place, and OpenMP takes no p and q.
+ * In a group of 75 MiB, an OpenMP tile of 1025 with its halo (1211 x 1211
+ * computed: 50 MiB of fields, a peak of about 61 MiB with the program) is
+ * made; it had been counted at 85.5 MiB and refused, as a Slurm task of 3
+ * GiB was refused an 8193 tile whose peak is 2.36 GiB. */
+WG_TEST(pipeline_memory_check_counts_what_the_backend_holds)
+{
+    char grp[256], cmd[1024];
+    if (pipeline_memory_group(grp, sizeof grp, "78643200") != 0)
+        return;
+    snprintf(cmd, sizeof cmd, "sh -c 'echo $$ > %s/cgroup.procs && exec "
+             "./worldgen --size 4097 --region 1024,1024,1025,1025 --erosion 12 "
+             "--hydraulic 40 --mesh openmp --no-image -q --heightmap held.tif'",
+             grp);
+    wg_cli c = wg_cli_sh(cmd);
+    CHECK(c.status == 0 && c.err[0] == '\0', "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    rmdir(grp);
 }
 
 /* The chunk types of PNG file 'path', in order, each followed by a space
