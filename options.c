@@ -148,8 +148,8 @@ static void usage(FILE *fp)
 "                           ENVI header for GDAL beside them (FILE.r16.hdr);\n"
 "                           '-' is standard output (the tables then go to\n"
 "                           stderr)\n"
-"      --heightmap-format F pfm, png, r16 (or raw) or tif: the format for '-'\n"
-"                           or to override the extension\n"
+"      --heightmap-format F pfm, png, r16 (or raw) or tif (or tiff): the\n"
+"                           format for '-' or to override the extension\n"
 "      --watermap FILE      write the water depth (same formats and scale as\n"
 "                           --heightmap: height + water is the water surface)\n"
 "      --sedimentmap FILE   write the net sediment, laid down (+) or carried\n"
@@ -168,7 +168,8 @@ static void usage(FILE *fp)
 "                           (FILE less a trailing .obj)\n"
 "      --gltf FILE          also write the terrain and its water as binary\n"
 "                           glTF 2.0 (FILE.glb, the texture inside; '-' is\n"
-"                           standard output) for Blender, Godot, Unity\n"
+"                           standard output) for Blender, Godot, three.js\n"
+"                           (Unity through a glTF package)\n"
 "      --gltf-error E       simplify the glTF's meshes until a grid point is\n"
 "                           up to E off the surface, 0..1 (default 0: every\n"
 "                           grid vertex; the world is 6 across)\n"
@@ -1195,7 +1196,8 @@ static int parse_output_option(settings *s, int c, const char *val)
         s->heightmap_format = wg_heightmap_format_named(val);
         if (s->heightmap_format == WG_HM_NONE)
             return usage_error("--heightmap-format: '%s' is not a height "
-                               "map format (valid: pfm, png, r16, tif)", val);
+                               "map format (valid: pfm, png, r16 or raw, tif or "
+                               "tiff)", val);
         return 0;
     case OPT_HEIGHTMAP:
     case OPT_WATERMAP:

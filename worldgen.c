@@ -641,6 +641,13 @@ static int choose_backends(const settings *s, const wg_job *job,
         for (size_t i = 0; wg_backends[i]; i++)
             if (wg_backends[i] == b)
                 want |= 1u << i;
+        /* Said as for a --mesh without vulkan (options.c): auto's choice is
+         * known only now. */
+        if (b && b != &wg_backend_vulkan &&
+            (s->gpu || s->power != WG_POWER_DEFAULT))
+            say("warning: --%s does nothing: --mesh auto chose %s, which "
+                "is no Vulkan backend (--mesh vulkan runs it)",
+                s->gpu ? "gpu" : "power", b->name);
     }
     /* --check compares with scalar, so scalar runs first when not chosen. */
     if (s->check)

@@ -65,7 +65,7 @@ WG_TEST(cli_bad_numbers_are_refused_by_name)
         {{"--erosion", "-1"}, 2, "--erosion: '-1'"},
         {{"--mesh", "gpu"}, 2, "--mesh: 'gpu' is not a backend (valid: scalar"},
         {{"--mesh", ""}, 2, "--mesh: ''"},
-        {{"--heightmap-format", "bmp"}, 2, "--heightmap-format: 'bmp' is not a height map format (valid: pfm, png, r16, tif)"},
+        {{"--heightmap-format", "bmp"}, 2, "--heightmap-format: 'bmp' is not a height map format (valid: pfm, png, r16 or raw, tif or tiff)"},
         {{"--heightmap", "out.bmp"}, 2, "--heightmap: 'out.bmp' has no known extension "
                                         "(valid: .pfm, .png, .r16 or .raw, .tif or .tiff, "
                                         "in any case;"},

@@ -296,6 +296,9 @@ WG_TEST(pipeline_options_that_do_nothing_warn)
     } cases[] = {
         {"--mesh scalar --gpu 0", "--gpu does nothing: --mesh scalar"},
         {"--mesh scalar,openmp --power low-power", "--power does nothing"},
+        /* auto at 16 chooses a CPU backend. */
+        {"--gpu 0", "--gpu does nothing: --mesh auto chose "},
+        {"--power high-performance", "--power does nothing: --mesh auto chose "},
         {"--heightmap h.png --azimuth 10", "--azimuth does nothing: this run "
                                            "makes no picture"},
         {"--no-image --aa 3", "--aa does nothing"},
