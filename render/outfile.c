@@ -987,8 +987,11 @@ static int outfile_is_leftover(int k, const char *entry)
  * name of that form exists only inside another run's section, which
  * holds the folder's lock (outfile_lock), so one seen with the lock held
  * is a dead run's; where temporaries are named from the start, a live
- * run's could be among them.  Removes them when 'remove' (the caller
- * holds the locks), else only counts them.  Returns how many. */
+ * run's could be among them.  (Left: a live run short of descriptors
+ * names its finished temporaries early, outside the section; one writing
+ * the same name at the same time would lose its temporary and fail.)
+ * Removes them when 'remove' (the caller holds the locks), else only
+ * counts them.  Returns how many. */
 static int outfile_leftovers(const int *k, int n, int remove)
 {
     int found = 0;
