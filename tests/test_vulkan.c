@@ -436,6 +436,31 @@ WG_TEST(vulkan_gpu_choice)
  * in several names, which must fail and name each rather than take the
  * first (four identical GPUs on a cluster node). */
 #ifdef WG_HAVE_VULKAN
+/* A Vulkan run asked for by name among others (--mesh all --check): a
+ * --gpu that matches no device, or validation that is not installed, is
+ * a failure (exit 1, why), not a skip: the CI gate had passed, exit 0,
+ * having checked no Vulkan at all.  A --gpu that matches runs. */
+WG_TEST(vulkan_asked_for_by_name_is_no_skip)
+{
+    if (!vk_test_available())
+        return;
+    wg_cli c = wg_cli_sh("./worldgen --size 5 --mesh all --check -q --no-image --gpu 7");
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: --gpu '7' asks for the vulkan "
+                                         "backend, which does not run: vulkan: --gpu '7': "
+                                         "no device 7"),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("WORLDGEN_VK_VALIDATION=1 VK_LAYER_PATH=/nonexistent ./worldgen --size 5 "
+                  "--mesh all --check -q --no-image");
+    CHECK(c.status == 1 && strstr(c.err, "worldgen: WORLDGEN_VK_VALIDATION=1 asks for the "
+                                         "vulkan backend, which does not run: "),
+          "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+    c = wg_cli_sh("./worldgen --size 5 --mesh all --check -q --no-image --gpu 0");
+    CHECK(c.status == 0 && c.err[0] == '\0', "status %d: %s", c.status, c.err);
+    wg_cli_free(&c);
+}
+
 WG_TEST(vulkan_gpu_match_refuses_an_ambiguous_name)
 {
     static const char *const names[] = {
