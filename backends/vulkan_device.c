@@ -89,6 +89,23 @@ static int vulkan_validation_wanted(void)
     return s && strcmp(s, "1") == 0;
 }
 
+/* The variables that choose the Vulkan drivers, where they are set (an
+ * empty one too: the loader takes it for an empty list, so no driver at
+ * all), as "VK_ICD_FILENAMES='...', ..."; "" where none is. */
+static void vulkan_driver_vars(char *set, size_t len)
+{
+    static const char *const vars[] = {"VK_DRIVER_FILES", "VK_ICD_FILENAMES",
+                                       "VK_ADD_DRIVER_FILES"};
+    set[0] = '\0';
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        size_t l = strlen(set);
+        if (v)
+            snprintf(set + l, len - l, "%s%s='%.150s'", l ? ", " : "",
+                     vars[i], v);
+    }
+}
+
 /* 1 if the instance extension 'name' is offered by 'layer' (or by the
  * loader and drivers when layer is NULL). */
 static int vulkan_has_instance_ext(const char *layer, const char *name)
@@ -201,17 +218,8 @@ int vulkan_dev_instance(vulkan_dev *d, char *err)
         /* The variables that chose the drivers, where they are set: the
          * loader says VK_ERROR_OUT_OF_HOST_MEMORY of a list that names a
          * broken manifest (garbage, a folder). */
-        static const char *const vars[] = {"VK_DRIVER_FILES",
-                                           "VK_ICD_FILENAMES",
-                                           "VK_ADD_DRIVER_FILES"};
-        char set[600] = "";
-        for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-            const char *v = getenv(vars[i]);
-            size_t l = strlen(set);
-            if (v && *v)
-                snprintf(set + l, sizeof set - l, "%s%s='%.150s'",
-                         l ? ", " : "", vars[i], v);
-        }
+        char set[600];
+        vulkan_driver_vars(set, sizeof set);
         if (rc == VK_ERROR_INCOMPATIBLE_DRIVER)
             return wg_fail(err, "no Vulkan driver found (vkCreateInstance: "
                            "VK_ERROR_INCOMPATIBLE_DRIVER; %s%s)",
@@ -269,12 +277,26 @@ static VkPhysicalDevice *vulkan_devices(VkInstance inst, uint32_t *count,
 {
     VkPhysicalDevice *dev = NULL;
     *count = 0;
-    VK_CHECK(vkEnumeratePhysicalDevices(inst, count, NULL));
-    if (*count == 0) {
-        wg_fail(err, "no Vulkan device found (is a driver such as "
-                "mesa-vulkan-drivers installed?)");
+    /* No device: a count of 0, or the loader's "initialization failed"
+     * where the drivers it loaded found none (radeon's or intel's on a
+     * machine without their GPU), which had been said as an internal
+     * failure at a line of this file. */
+    VkResult rc = vkEnumeratePhysicalDevices(inst, count, NULL);
+    if (rc == VK_ERROR_INITIALIZATION_FAILED || (rc == VK_SUCCESS && !*count)) {
+        /* Under an address space limit a driver that cannot start says
+         * the same: the limit named, first. */
+        char set[600], note[96];
+        vulkan_driver_vars(set, sizeof set);
+        vulkan_limit_note(note, sizeof note);
+        wg_fail(err, "no Vulkan device found (%s%s)%s",
+                set[0] ? "the drivers are chosen by "
+                : note[0] ? "its driver could not start"
+                          : "is a driver such as mesa-vulkan-drivers installed?",
+                set, note);
+        *count = 0;
         return NULL;
     }
+    VK_CHECK(rc);
     dev = calloc(*count, sizeof *dev);
     if (!dev) {
         wg_fail(err, "vulkan: out of memory");

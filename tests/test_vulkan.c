@@ -666,6 +666,19 @@ WG_TEST(vulkan_cli_options)
         {"VK_DRIVER_FILES=/ ./worldgen --size 40 --no-image --mesh vulkan", 1, "",
          "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER; the "
          "drivers are chosen by VK_DRIVER_FILES='/')"},
+        /* Empty: the loader's empty list, said as the cause (it had asked
+         * whether a driver is installed). */
+        {"VK_ICD_FILENAMES= ./worldgen --list-devices", 1, "",
+         "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER; the "
+         "drivers are chosen by VK_ICD_FILENAMES='')"},
+        /* A driver that loads and finds no device (radeon's, with no such
+         * GPU): no device, not "vkEnumeratePhysicalDevices failed ... at
+         * backends/vulkan_device.c:272".  Where the manifest is not there,
+         * the driver is missing instead. */
+        {"f=/usr/share/vulkan/icd.d/radeon_icd.x86_64.json; [ -f $f ] || "
+         "{ echo 'worldgen: --list-devices: no Vulkan device found' >&2; exit 1; }; "
+         "VK_ICD_FILENAMES=$f ./worldgen --list-devices", 1, "",
+         "worldgen: --list-devices: no Vulkan device found"},
     };
 #ifndef WG_HAVE_VULKAN
     wg_skip("built without Vulkan");
