@@ -996,20 +996,34 @@ static int outfile_leftovers(const int *k, int n, int remove)
 {
     int found = 0;
     for (int j = 0; j < n; j++) {
-        if (!outfile_unnamed[k[j]])
-            continue;
-        char dir[OUTFILE_PATH_MAX], path[OUTFILE_PATH_MAX];
+        char dir[OUTFILE_PATH_MAX], other[OUTFILE_PATH_MAX];
+        char path[OUTFILE_PATH_MAX];
         outfile_folder(outfile_dst[k[j]], dir);
-        DIR *d = opendir(dir);
+        /* Each folder read once, for every slot in it (an OBJ's three
+         * files share one). */
+        int seen = !outfile_unnamed[k[j]];
+        for (int i = 0; i < j && !seen; i++) {
+            outfile_folder(outfile_dst[k[i]], other);
+            seen = outfile_unnamed[k[i]] && strcmp(dir, other) == 0;
+        }
+        DIR *d = seen ? NULL : opendir(dir);
         if (!d)
             continue;
+        int here[OUTFILE_SLOTS];
+        for (int i = j; i < n; i++) {
+            outfile_folder(outfile_dst[k[i]], other);
+            here[i] = outfile_unnamed[k[i]] && strcmp(dir, other) == 0;
+        }
         struct dirent *e;
         while ((e = readdir(d)) != NULL)
-            if (outfile_is_leftover(k[j], e->d_name)) {
+            for (int i = j; i < n; i++) {
+                if (!here[i] || !outfile_is_leftover(k[i], e->d_name))
+                    continue;
                 found++;
                 if (remove && snprintf(path, sizeof path, "%s/%s", dir,
                                        e->d_name) < (int)sizeof path)
                     unlink(path);
+                break;
             }
         closedir(d);
     }
