@@ -671,14 +671,7 @@ WG_TEST(vulkan_cli_options)
         {"VK_ICD_FILENAMES= ./worldgen --list-devices", 1, "",
          "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER; the "
          "drivers are chosen by VK_ICD_FILENAMES='')"},
-        /* A driver that loads and finds no device (radeon's, with no such
-         * GPU): no device, not "vkEnumeratePhysicalDevices failed ... at
-         * backends/vulkan_device.c:272".  Where the manifest is not there,
-         * the driver is missing instead. */
-        {"f=/usr/share/vulkan/icd.d/radeon_icd.x86_64.json; [ -f $f ] || "
-         "{ echo 'worldgen: --list-devices: no Vulkan device found' >&2; exit 1; }; "
-         "VK_ICD_FILENAMES=$f ./worldgen --list-devices", 1, "",
-         "worldgen: --list-devices: no Vulkan device found"},
+
     };
 #ifndef WG_HAVE_VULKAN
     wg_skip("built without Vulkan");
@@ -690,6 +683,22 @@ WG_TEST(vulkan_cli_options)
               strstr(c.err, cases[i].err_has), "%s: status %d\n%s%s", cases[i].script,
               c.status, c.out, c.err);
         wg_cli_free(&c);
+    }
+    /* A driver that loads and finds no device (radeon's, with no such GPU,
+     * where mesa-vulkan-drivers put its manifest): no device, not
+     * "vkEnumeratePhysicalDevices failed ... at backends/vulkan_device.c:272". */
+    const char *radeon = "/usr/share/vulkan/icd.d/radeon_icd.x86_64.json";
+    if (access(radeon, R_OK) == 0) {
+        char script[256];
+        snprintf(script, sizeof script, "VK_ICD_FILENAMES=%s ./worldgen --list-devices",
+                 radeon);
+        wg_cli r = wg_cli_sh(script);
+        CHECK((r.status == 1 && strstr(r.err, "worldgen: --list-devices: no Vulkan "
+                                              "device found (the drivers are chosen by "
+                                              "VK_ICD_FILENAMES=")) ||
+                  (r.status == 0 && strncmp(r.out, "0: ", 3) == 0),
+              "status %d: %s%s", r.status, r.out, r.err);
+        wg_cli_free(&r);
     }
     /* With the driver: the list has device 0, and --gpu 0, --gpu by name and
      * --power pick it; an index past the list fails and lists the devices. */
