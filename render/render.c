@@ -51,37 +51,108 @@ int wg_render_view_parse(const char *s, wg_render_view *out)
     return -1;
 }
 
-/* The bytes the calling thread holds through wg_render_alloc, and the most
- * it held since a render last reset the mark.  Per thread: a render
- * allocates only on its caller's thread (its workers allocate nothing), so
- * renders on several threads at once count apart. */
-static _Thread_local size_t render_held, render_mark;
-
 /* Blocks from this size up have their pages populated when allocated:
  * everything the renderer allocates it writes in full, and below this,
  * malloc hands out memory the process holds already. */
 #define RENDER_POPULATE ((size_t)64 << 10)
 
-/* Each block carries its size in front, in a max_align_t so the bytes
- * handed out stay aligned for anything.  From wg_block_alloc: a block of
- * a megabyte or more (the water's surfaces at 512, the keys, the picture)
- * is then in huge pages where the kernel has them, which the AMD EPYC VM
- * writes first without its 6 us a page (fields.c): rasterise + shade of
- * the default world 39.7 -> 36.4 ms, medians of 15 run in turn. */
+/* The render's memory, all of it but the picture, carved from one block
+ * (the pool) that wg_render takes at its start and gives back at its end:
+ * a block of a megabyte or more is in huge pages where the kernel has them
+ * (wg_block_alloc), and the AMD EPYC VM traps the first write to each 4 KiB
+ * page for about 6 us even when it was populated beforehand (fields.c).
+ * The keys (two strips of 800 KiB at 800x600 --aa 2), the sun's share, the
+ * plan and the sky's grid had each been malloc's own mapping in 4 KiB
+ * pages, 630 of them: rasterise + shade of the default world 32.6 -> 30.1
+ * ms, medians of 15 run in turn.  A block that does not fit (the estimate,
+ * wg_render_memory, is the render's own count) is allocated alone, as
+ * before.  Not under AddressSanitizer, which then checks each block's
+ * bounds apart. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RENDER_POOLED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RENDER_POOLED 0
+#endif
+#endif
+#ifndef RENDER_POOLED
+#define RENDER_POOLED 1
+#endif
+
+/* Blocks in the pool start on a cache line. */
+#define RENDER_ALIGN ((size_t)64)
+
+/* The bytes the calling thread holds through wg_render_alloc, and the most
+ * it held since a render last reset the mark.  Per thread: a render
+ * allocates only on its caller's thread (its workers allocate nothing), so
+ * renders on several threads at once count apart; the pool is the calling
+ * thread's too. */
+static _Thread_local size_t render_held, render_mark;
+static _Thread_local struct {
+    char *base;
+    size_t size, used;
+} render_pool;
+
+/* Each block carries its size and whether it is the pool's in front, in a
+ * max_align_t so the bytes handed out stay aligned for anything. */
+typedef struct {
+    size_t bytes;
+    int pooled;
+} render_head;
+_Static_assert(sizeof(render_head) <= sizeof(max_align_t),
+               "a block's head fits in front of it");
+
+/* Open the pool for what a render will allocate (bytes, its own count),
+ * its pages populated at once; without it (out of memory, or sanitized)
+ * every block is allocated alone. */
+static void render_pool_open(size_t bytes)
+{
+    render_pool.base = NULL;
+    render_pool.size = render_pool.used = 0;
+    if (!RENDER_POOLED || bytes == 0 || bytes > SIZE_MAX / 4)
+        return;
+    /* Each block's head and its rounding to a line, for the few dozen
+     * blocks a render takes. */
+    size_t size = bytes + 64 * (sizeof(max_align_t) + RENDER_ALIGN);
+    char *base = wg_block_alloc(size);
+    if (!base)
+        return;
+    wg_populate(base, size);
+    render_pool.base = base;
+    render_pool.size = size;
+}
+
+static void render_pool_close(void)
+{
+    wg_block_free(render_pool.base);
+    render_pool.base = NULL;
+    render_pool.size = render_pool.used = 0;
+}
+
 void *wg_render_alloc(size_t bytes)
 {
-    if (bytes > SIZE_MAX / 2 - sizeof(max_align_t))
+    if (bytes > SIZE_MAX / 2 - sizeof(max_align_t) - RENDER_ALIGN)
         return NULL;
-    max_align_t *b = wg_block_alloc(sizeof *b + bytes);
-    if (!b)
-        return NULL;
-    memcpy(b, &bytes, sizeof bytes);
-    /* Its pages at once rather than a trap each as they are first written
-     * (wg_populate): at 512 and 800x600 --aa 2, a render's 1.3k faults
-     * had been 14 ms of its 38 on the 2-core AMD EPYC VM.  A block from
-     * memory the process already holds costs the call next to nothing. */
-    if (bytes >= RENDER_POPULATE)
-        wg_populate(b + 1, bytes);
+    const size_t whole = (sizeof(max_align_t) + bytes + RENDER_ALIGN - 1) &
+                         ~(RENDER_ALIGN - 1);
+    max_align_t *b;
+    render_head head = {bytes, 0};
+    if (render_pool.base && render_pool.size - render_pool.used >= whole) {
+        b = (max_align_t *)(render_pool.base + render_pool.used);
+        render_pool.used += whole;
+        head.pooled = 1;
+    } else {
+        if (!(b = wg_block_alloc(sizeof *b + bytes)))
+            return NULL;
+        /* Its pages at once rather than a trap each as they are first
+         * written (wg_populate): at 512 and 800x600 --aa 2, a render's
+         * 1.3k faults had been 14 ms of its 38 on the 2-core AMD EPYC
+         * VM.  A block from memory the process already holds costs the
+         * call next to nothing. */
+        if (bytes >= RENDER_POPULATE)
+            wg_populate(b + 1, bytes);
+    }
+    memcpy(b, &head, sizeof head);
     render_held += bytes;
     render_mark = render_held > render_mark ? render_held : render_mark;
     return b + 1;
@@ -92,10 +163,11 @@ void wg_render_free(void *p)
     if (!p)
         return;
     max_align_t *b = (max_align_t *)p - 1;
-    size_t bytes;
-    memcpy(&bytes, b, sizeof bytes);
-    render_held -= bytes;
-    wg_block_free(b);
+    render_head head;
+    memcpy(&head, b, sizeof head);
+    render_held -= head.bytes;
+    if (!head.pooled) /* the pool's go back with it (render_pool_close) */
+        wg_block_free(b);
 }
 
 typedef struct render_part_arg {
@@ -750,6 +822,8 @@ int wg_render(const wg_fields *f, float sea, const wg_render_opts *o,
     atomic_init(&j.next, 0);
     wg_plan plan = {0};
     wg_shader *shader = NULL;
+    /* All that follows but the picture, from the pool. */
+    render_pool_open((size_t)(wg_render_memory(o, f->n) - (double)pixels));
     uint8_t *lit = wg_render_alloc(wg_cells(f->n));
     float *top = wg_render_alloc(wg_cells(f->n) * sizeof *top);
     float *level = wg_render_alloc(wg_cells(f->n) * sizeof *level);
@@ -842,6 +916,7 @@ done:
     wg_render_free(lit);
     wg_render_free(top);
     wg_render_free(level);
+    render_pool_close();
     if (rc != 0)
         wg_image_free(img); /* the picture is the caller's only when made */
     return rc;
