@@ -170,6 +170,30 @@ void wg_render_free(void *p)
         wg_block_free(b);
 }
 
+/* wg_wide's answer: -1 not yet asked. */
+static atomic_int render_wide = -1;
+
+int wg_wide(void)
+{
+    int w = atomic_load_explicit(&render_wide, memory_order_relaxed);
+    if (w < 0) {
+        const char *env = getenv("WORLDGEN_WIDE");
+#if WG_WIDE
+        w = __builtin_cpu_supports("avx2") && !(env && strcmp(env, "0") == 0);
+#else
+        (void)env;
+        w = 0;
+#endif
+        atomic_store_explicit(&render_wide, w, memory_order_relaxed);
+    }
+    return w;
+}
+
+void wg_wide_set(int on)
+{
+    atomic_store_explicit(&render_wide, on ? -1 : 0, memory_order_relaxed);
+}
+
 typedef struct render_part_arg {
     void (*fn)(void *ctx, uint32_t part);
     void *ctx;

@@ -461,6 +461,31 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g);
  * that a far slope or a small picture does not alias it into speckle. */
 void wg_relief(const wg_ground *g, float depth, float foot, float n[3]);
 
+/* The wide paths: eight triangles rasterised at once (raster.c), eight
+ * rays met and eight grounds shaded at once (shade.c, material.c), in
+ * AVX2, each lane's result the same to the bit as the one-at-a-time code
+ * gives it.  WG_WIDE: compiled in (x86-64, gcc or clang); wg_wide(): and
+ * the processor has AVX2, and WORLDGEN_WIDE is not 0 in the environment
+ * (to measure the difference).  wg_wide_set(0) turns them off, 1 back to
+ * that, for the tests. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define WG_WIDE 1
+#else
+#define WG_WIDE 0
+#endif
+int wg_wide(void);
+void wg_wide_set(int on);
+
+typedef struct wg_ground8 {
+    float x[8], z[8], h[8], water[8], sediment[8], n[3][8];
+} wg_ground8;
+#if WG_WIDE
+/* wg_albedo and wg_relief for eight grounds, lane by lane. */
+void wg_albedo8(const wg_materials *m, const wg_ground8 *g, float rgb[3][8]);
+void wg_relief8(const wg_ground8 *g, const float depth[8],
+                const float foot[8], float n[3][8]);
+#endif
+
 /* The finest of the relief's octaves that a footprint of 'foot' still
  * shows, in cycles per world unit (0: none). */
 float wg_relief_finest(float foot);

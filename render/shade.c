@@ -515,6 +515,7 @@ typedef struct shade_ctx {
     wg_rgb air;   /* the haze's colour away from the sun */
     float air_hz; /* wg_sky's horizon term at the haze's elevation */
     uint32_t aa;
+    int wide; /* shade_ground8 for the ground's samples */
 } shade_ctx;
 
 /* The three vertices i and weights wt of the point (u, v) of cell (cx,
@@ -852,9 +853,18 @@ static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
     return r > 0.0f ? r : 0.0f;
 }
 
-/* The colour of triangle id where the ray through sample position (sx, sy)
- * meets its plane. */
-static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
+/* Where the ray through sample position (sx, sy) meets the plane of
+ * triangle id: the first half of shading a sample; shade_colour (or, for
+ * eight that met the ground, shade_ground8) the second. */
+typedef struct shade_meet {
+    uint64_t id, half_id;
+    uint32_t cx, cy;
+    int over;
+    float hit[3], d[3], unit[3], nrm[3], dist;
+} shade_meet;
+
+static inline void shade_meet_at(const shade_ctx *c, uint64_t id, float sx,
+                                 float sy, shade_meet *m)
 {
     float dir[3], p[3][3], e1[3], e2[3], nrm[3], hit[3];
     wg_eye_ray(c->v, sx, sy, dir);
@@ -912,7 +922,28 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     float inv = 1.0f / dist;
     float unit[3] = {d[0] * inv, d[1] * inv, d[2] * inv};
+    m->id = id;
+    m->half_id = half_id;
+    m->cx = cx;
+    m->cy = cy;
+    m->over = over;
+    for (int i = 0; i < 3; i++) {
+        m->hit[i] = hit[i];
+        m->d[i] = d[i];
+        m->unit[i] = unit[i];
+        m->nrm[i] = nrm[i];
+    }
+    m->dist = dist;
+}
 
+/* The colour of the triangle a ray met (shade_meet_at). */
+static wg_rgb shade_colour(const shade_ctx *c, const shade_meet *m)
+{
+    const uint64_t id = m->id, half_id = m->half_id;
+    const int over = m->over;
+    uint32_t cx = m->cx, cy = m->cy;
+    const float *hit = m->hit, *d = m->d, *unit = m->unit, *nrm = m->nrm;
+    const float dist = m->dist;
     wg_rgb col;
     wg_ground g;
     float lit;
@@ -991,6 +1022,384 @@ static wg_rgb shade_hit(const shade_ctx *c, uint64_t id, float sx, float sy)
     }
     return shade_haze(c, col, unit, dist);
 }
+
+#if WG_WIDE
+#include <immintrin.h>
+
+/* shade_colour for eight rays that met the ground (not the water over it,
+ * not the block's sides), in AVX2: the same operations in the same order,
+ * lane by lane, so every colour is shade_colour's to the bit
+ * (tests/test_render.c draws pictures both ways).  The ground under no
+ * water drawn has no depth (rise <= 0), so none of the water's shading
+ * applies: its fields, the shore's wetting, the relief faded where the sun
+ * grazes, the material (wg_albedo8), the light and the haze.  At --size 512
+ * the ground is nine in ten of the samples shaded, and one at a time it
+ * had been two thirds of the shading's time. */
+#define SHADE_WIDE __attribute__((target("avx2"), always_inline)) static inline
+
+typedef __m256 s8f;
+typedef __m256i s8i;
+
+SHADE_WIDE s8f s8_k(float x)
+{
+    return _mm256_set1_ps(x);
+}
+
+SHADE_WIDE s8f s8_sel(s8f c, s8f a, s8f b)
+{
+    return _mm256_blendv_ps(b, a, c);
+}
+
+#define S8_ADD _mm256_add_ps
+#define S8_SUB _mm256_sub_ps
+#define S8_MUL _mm256_mul_ps
+#define S8_LT(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
+#define S8_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
+#define S8_LE(a, b) _mm256_cmp_ps((a), (b), _CMP_LE_OQ)
+#define S8_GE(a, b) _mm256_cmp_ps((a), (b), _CMP_GE_OQ)
+
+/* wg_smoothstep: the clamp by comparisons, as it is written there. */
+SHADE_WIDE s8f s8_smooth(s8f t)
+{
+    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    t = s8_sel(S8_LT(t, zero), zero, s8_sel(S8_GT(t, one), one, t));
+    return S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
+}
+
+/* 1 / sqrt((x*x + y*y) + z*z) */
+SHADE_WIDE s8f s8_inv_len(s8f x, s8f y, s8f z)
+{
+    return _mm256_div_ps(
+        s8_k(1.0f),
+        _mm256_sqrt_ps(S8_ADD(S8_ADD(S8_MUL(x, x), S8_MUL(y, y)),
+                              S8_MUL(z, z))));
+}
+
+SHADE_WIDE s8f s8_gather(const float *base, s8i idx)
+{
+    return _mm256_i32gather_ps(base, idx, 4);
+}
+
+/* shade_meet_at for eight rays to the surface's triangles (the ground's
+ * or the water's over it), in AVX2, each lane to the bit as shade_meet_at
+ * gives it: at --size 512 the meeting had become the shading's dearest
+ * part once the ground's colours were made eight at a time. */
+__attribute__((target("avx2"))) static void
+shade_meet8(const shade_ctx *c, const uint64_t id[8], const float sx[8],
+            const float sy[8], shade_meet *const out[8])
+{
+    const wg_eye *v = c->v;
+    const uint32_t n = c->n;
+    float cxf[8], cyf[8], cx1f[8], cy1f[8], ya[8], yb[8], yc[8];
+    int32_t half[8];
+    for (int l = 0; l < 8; l++) {
+        shade_meet *m = out[l];
+        const uint64_t i = id[l];
+        const int over = i >= c->water && i < c->sides;
+        const uint64_t half_id = over ? i - c->water : i;
+        const uint32_t cell = (uint32_t)(half_id >> 1);
+        const uint32_t cy = cell / (n - 1), cx = cell - cy * (n - 1);
+        const float *t = (over ? c->level : c->f->height) + (size_t)cy * n +
+                         cx;
+        m->id = i;
+        m->half_id = half_id;
+        m->cx = cx;
+        m->cy = cy;
+        m->over = over;
+        cxf[l] = (float)cx;
+        cyf[l] = (float)cy;
+        cx1f[l] = (float)(cx + 1);
+        cy1f[l] = (float)(cy + 1);
+        const int h = (int)(half_id & 1);
+        half[l] = -h;
+        /* p0, p1, p2's heights: (a, c, b) or (b, c, d) */
+        ya[l] = h ? t[1] : t[0];
+        yb[l] = t[n];
+        yc[l] = h ? t[n + 1] : t[1];
+    }
+    const s8f second =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)half));
+    const s8f sp = s8_k(c->sp), m3 = s8_k(-3.0f);
+    const s8f x0 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cxf), sp));
+    const s8f x1 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cx1f), sp));
+    const s8f z0 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cyf), sp));
+    const s8f z1 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cy1f), sp));
+    /* half 0: (x0, z0), (x0, z1), (x1, z0); half 1: (x1, z0), (x0, z1),
+     * (x1, z1) */
+    const s8f p[3][3] = {
+        {s8_sel(second, x1, x0), _mm256_loadu_ps(ya), z0},
+        {x0, _mm256_loadu_ps(yb), z1},
+        {x1, _mm256_loadu_ps(yc), s8_sel(second, z1, z0)}};
+    /* wg_eye_ray */
+    const s8f fx = _mm256_div_ps(S8_SUB(_mm256_loadu_ps(sx), s8_k(v->cx)),
+                                 s8_k(v->focal));
+    const s8f fy = _mm256_div_ps(S8_SUB(s8_k(v->cy), _mm256_loadu_ps(sy)),
+                                 s8_k(v->focal));
+    s8f dir[3], e1[3], e2[3];
+    for (int i = 0; i < 3; i++) {
+        dir[i] = S8_ADD(S8_ADD(s8_k(v->fwd[i]), S8_MUL(fx, s8_k(v->right[i]))),
+                        S8_MUL(fy, s8_k(v->up[i])));
+        e1[i] = S8_SUB(p[1][i], p[0][i]);
+        e2[i] = S8_SUB(p[2][i], p[0][i]);
+    }
+    const s8f nrm[3] = {
+        S8_SUB(S8_MUL(e1[1], e2[2]), S8_MUL(e1[2], e2[1])),
+        S8_SUB(S8_MUL(e1[2], e2[0]), S8_MUL(e1[0], e2[2])),
+        S8_SUB(S8_MUL(e1[0], e2[1]), S8_MUL(e1[1], e2[0]))};
+    const float *e = v->pos;
+    const s8f eye[3] = {s8_k(e[0]), s8_k(e[1]), s8_k(e[2])};
+    s8f den = S8_ADD(S8_ADD(S8_MUL(nrm[0], dir[0]), S8_MUL(nrm[1], dir[1])),
+                     S8_MUL(nrm[2], dir[2]));
+    s8f num = S8_ADD(
+        S8_ADD(S8_MUL(nrm[0], S8_SUB(p[0][0], eye[0])),
+               S8_MUL(nrm[1], S8_SUB(p[0][1], eye[1]))),
+        S8_MUL(nrm[2], S8_SUB(p[0][2], eye[2])));
+    s8f t = _mm256_div_ps(num, den);
+    const s8f meets = _mm256_and_ps(S8_GT(t, s8_k(0.0f)),
+                                    S8_LT(t, s8_k(1e30f)));
+    s8f hit[3], d[3];
+    for (int i = 0; i < 3; i++) {
+        s8f centroid = _mm256_div_ps(S8_ADD(S8_ADD(p[0][i], p[1][i]), p[2][i]),
+                                     s8_k(3.0f));
+        hit[i] = s8_sel(meets, S8_ADD(eye[i], S8_MUL(dir[i], t)), centroid);
+        d[i] = S8_SUB(hit[i], eye[i]);
+    }
+    const s8f dist = _mm256_sqrt_ps(
+        S8_ADD(S8_ADD(S8_MUL(d[0], d[0]), S8_MUL(d[1], d[1])),
+               S8_MUL(d[2], d[2])));
+    const s8f inv = _mm256_div_ps(s8_k(1.0f), dist);
+    float o[13][8];
+    for (int i = 0; i < 3; i++) {
+        _mm256_storeu_ps(o[i], hit[i]);
+        _mm256_storeu_ps(o[3 + i], d[i]);
+        _mm256_storeu_ps(o[6 + i], S8_MUL(d[i], inv));
+        _mm256_storeu_ps(o[9 + i], nrm[i]);
+    }
+    _mm256_storeu_ps(o[12], dist);
+    for (int l = 0; l < 8; l++) {
+        shade_meet *m = out[l];
+        for (int i = 0; i < 3; i++) {
+            m->hit[i] = o[i][l];
+            m->d[i] = o[3 + i][l];
+            m->unit[i] = o[6 + i][l];
+            m->nrm[i] = o[9 + i][l];
+        }
+        m->dist = o[12][l];
+    }
+}
+
+__attribute__((target("avx2"))) static void
+shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
+{
+    const wg_palette *p = c->p;
+    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    float hx[8], hz[8], dd[3][8], un[3][8], dist[8], cxf[8], cyf[8];
+    int32_t half[8], base[8];
+    for (int l = 0; l < 8; l++) {
+        const shade_meet *q = m[l];
+        hx[l] = q->hit[0];
+        hz[l] = q->hit[2];
+        for (int i = 0; i < 3; i++) {
+            dd[i][l] = q->d[i];
+            un[i][l] = q->unit[i];
+        }
+        dist[l] = q->dist;
+        cxf[l] = (float)q->cx;
+        cyf[l] = (float)q->cy;
+        half[l] = -(int32_t)(q->half_id & 1);
+        base[l] = (int32_t)(q->cy * c->n + q->cx);
+    }
+    /* shade_colour: the point in its cell; shade_weights. */
+    const s8f sp = s8_k(c->sp), inv_sp = s8_k(c->inv_sp);
+    const s8f x = _mm256_loadu_ps(hx), z = _mm256_loadu_ps(hz);
+    s8f u = S8_MUL(S8_SUB(x, S8_ADD(s8_k(-3.0f),
+                                   S8_MUL(_mm256_loadu_ps(cxf), sp))),
+                   inv_sp);
+    s8f v = S8_MUL(S8_SUB(z, S8_ADD(s8_k(-3.0f),
+                                   S8_MUL(_mm256_loadu_ps(cyf), sp))),
+                   inv_sp);
+    u = s8_sel(S8_LT(u, zero), zero, s8_sel(S8_GT(u, one), one, u));
+    v = s8_sel(S8_LT(v, zero), zero, s8_sel(S8_GT(v, one), one, v));
+    const s8f second =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)half));
+    /* half 0, (a, c, b): pulled into u + v <= 1 */
+    s8f s = S8_ADD(u, v), over = S8_GT(s, one);
+    s8f u0 = s8_sel(over, _mm256_div_ps(u, s), u);
+    s8f v0 = s8_sel(over, _mm256_div_ps(v, s), v);
+    /* half 1, (b, c, d): pulled into u + v >= 1 */
+    s8f e = S8_MUL(s8_k(0.5f), S8_SUB(S8_SUB(one, u), v));
+    s8f under = S8_GT(e, zero);
+    s8f u1 = s8_sel(under, S8_ADD(u, e), u);
+    s8f v1 = s8_sel(under, S8_ADD(v, e), v);
+    s8f wt[3] = {s8_sel(second, S8_SUB(one, v1), S8_SUB(S8_SUB(one, u0), v0)),
+                 s8_sel(second, S8_SUB(one, u1), v0),
+                 s8_sel(second, S8_SUB(S8_ADD(u1, v1), one), u0)};
+    const s8i a = _mm256_loadu_si256((const s8i *)base);
+    const s8i n = _mm256_set1_epi32((int32_t)c->n);
+    const s8i step = _mm256_castps_si256(second); /* -1 on half 1 */
+    s8i idx[3] = {_mm256_sub_epi32(a, step), _mm256_add_epi32(a, n),
+                  _mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1)),
+                                   _mm256_and_si256(step, n))};
+    /* half 0: a, a + n, a + 1; half 1: a + 1, a + n, a + n + 1 */
+    /* shade_field and shade_water_at, over the three corners */
+    const wg_fields *f = c->f;
+    s8f hh = zero, ww = zero, ss = zero, nx = zero, ny = zero, nz = zero,
+        ll = zero, shown = zero, film = zero, lv = zero,
+        cap = s8_k(-INFINITY);
+    for (int k = 0; k < 3; k++) {
+        int32_t at[8];
+        float litk[8];
+        _mm256_storeu_si256((s8i *)at, idx[k]);
+        for (int l = 0; l < 8; l++)
+            litk[l] = (float)c->lit[at[l]];
+        const s8f w = wt[k];
+        const s8f g = s8_gather(f->height, idx[k]);
+        const s8f t = s8_gather(c->top, idx[k]);
+        const s8f lk = s8_gather(c->level, idx[k]);
+        hh = S8_ADD(hh, S8_MUL(g, w));
+        ww = S8_ADD(ww, S8_MUL(t, w));
+        ss = S8_ADD(ss, S8_MUL(s8_gather(f->sediment, idx[k]), w));
+        nx = S8_ADD(nx, S8_MUL(s8_gather(f->nx, idx[k]), w));
+        ny = S8_ADD(ny, S8_MUL(s8_gather(f->ny, idx[k]), w));
+        nz = S8_ADD(nz, S8_MUL(s8_gather(f->nz, idx[k]), w));
+        ll = S8_ADD(ll, S8_MUL(_mm256_loadu_ps(litk), w));
+        const s8f sh = S8_SUB(t, g);
+        shown = S8_ADD(shown, S8_MUL(sh, w));
+        film = S8_ADD(film,
+                      S8_MUL(s8_sel(S8_GT(sh, s8_k(WG_WATER_MIN)), zero, sh),
+                             w));
+        lv = S8_ADD(lv, S8_MUL(lk, w));
+        cap = s8_sel(_mm256_and_ps(S8_GT(lk, g), S8_GT(lk, cap)), lk, cap);
+    }
+    (void)shown;
+    /* shade_lit */
+    {
+        s8f t = S8_SUB(S8_MUL(ll, s8_k(1.0f / SHADE_LIT_SCALE)),
+                       s8_k(SHADE_LIT_REACH));
+        const s8f h5 = s8_k(0.5f), sign = s8_k(-0.0f);
+        t = S8_MUL(h5, S8_ADD(t, _mm256_andnot_ps(sign, t)));
+        t = S8_MUL(h5, S8_SUB(S8_ADD(t, one),
+                              _mm256_andnot_ps(sign, S8_SUB(t, one))));
+        ll = S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
+    }
+    wg_ground8 g8;
+    {
+        s8f il = s8_inv_len(nx, ny, nz);
+        _mm256_storeu_ps(g8.n[0], S8_MUL(nx, il));
+        _mm256_storeu_ps(g8.n[1], S8_MUL(ny, il));
+        _mm256_storeu_ps(g8.n[2], S8_MUL(nz, il));
+    }
+    const s8f water = S8_SUB(ww, hh);
+    /* shade_colour: the water's rise, where the materials would see water
+     * (below the water's level: only its rise <= 0 on the ground) */
+    const s8f damp = S8_GT(water, s8_k(WG_WATER_DAMP));
+    lv = s8_sel(S8_LT(lv, cap), lv, cap);
+    const s8f rw = S8_SUB(lv, hh);
+    const s8f rise = s8_sel(damp, s8_sel(S8_LT(rw, zero), rw, zero), zero);
+    film = s8_sel(damp, film, zero);
+    /* The footprint. */
+    const s8f d0 = _mm256_loadu_ps(dd[0]), d1 = _mm256_loadu_ps(dd[1]),
+              d2 = _mm256_loadu_ps(dd[2]);
+    const float *fwd = c->v->fwd;
+    s8f depth = S8_ADD(S8_ADD(S8_MUL(d0, s8_k(fwd[0])), S8_MUL(d1, s8_k(fwd[1]))),
+                       S8_MUL(d2, s8_k(fwd[2])));
+    float foot[8];
+    _mm256_storeu_ps(foot, _mm256_div_ps(S8_MUL(depth, s8_k((float)c->aa)),
+                                         s8_k(c->v->focal)));
+    /* shade_surface, its depth 0: the material's water */
+    s8f mw = water;
+    mw = s8_sel(S8_GT(mw, s8_k(WG_WATER_MIN)), s8_k(WG_WATER_MIN), mw);
+    {
+        s8f shore = _mm256_and_ps(S8_LT(rise, zero),
+                                  S8_GT(rise, s8_k(-INFINITY)));
+        s8f wet = S8_MUL(mw, S8_SUB(one, s8_smooth(S8_MUL(
+                                             _mm256_xor_ps(rise, s8_k(-0.0f)),
+                                             s8_k(1.0f / SHADE_SHORE_WET)))));
+        wet = s8_sel(S8_GT(wet, film), wet, film);
+        mw = s8_sel(shore, s8_sel(S8_LT(wet, mw), wet, mw), mw);
+    }
+    _mm256_storeu_ps(g8.x, x);
+    _mm256_storeu_ps(g8.z, z);
+    _mm256_storeu_ps(g8.h, hh);
+    _mm256_storeu_ps(g8.sediment, ss);
+    /* the relief, faded where the sun grazes the slope */
+    const float *sun = p->sun;
+    const s8f b0 = _mm256_loadu_ps(g8.n[0]), b1 = _mm256_loadu_ps(g8.n[1]),
+              b2 = _mm256_loadu_ps(g8.n[2]);
+    s8f k = s8_smooth(S8_MUL(
+        S8_ADD(S8_ADD(S8_MUL(b0, s8_k(sun[0])), S8_MUL(b1, s8_k(sun[1]))),
+               S8_MUL(b2, s8_k(sun[2]))),
+        s8_k(1.0f / SHADE_RELIEF_TERMINATOR)));
+    float nr[3][8], none[8] = {0};
+    memcpy(nr, g8.n, sizeof nr);
+    wg_relief8(&g8, none, foot, nr);
+    s8f n0 = _mm256_loadu_ps(nr[0]), n1 = _mm256_loadu_ps(nr[1]),
+        n2 = _mm256_loadu_ps(nr[2]);
+    {
+        s8f m0 = S8_ADD(b0, S8_MUL(S8_SUB(n0, b0), k));
+        s8f m1 = S8_ADD(b1, S8_MUL(S8_SUB(n1, b1), k));
+        s8f m2 = S8_ADD(b2, S8_MUL(S8_SUB(n2, b2), k));
+        s8f il = s8_inv_len(m0, m1, m2);
+        s8f full = S8_GE(k, one), some = S8_GT(k, zero);
+        n0 = s8_sel(full, n0, s8_sel(some, S8_MUL(m0, il), b0));
+        n1 = s8_sel(full, n1, s8_sel(some, S8_MUL(m1, il), b1));
+        n2 = s8_sel(full, n2, s8_sel(some, S8_MUL(m2, il), b2));
+    }
+    /* the material, seeing the water drawn */
+    _mm256_storeu_ps(g8.water, mw);
+    float alb[3][8];
+    wg_albedo8(&p->mat, &g8, alb);
+    /* wg_light */
+    s8f lam = S8_ADD(S8_ADD(S8_MUL(n0, s8_k(sun[0])), S8_MUL(n1, s8_k(sun[1]))),
+                     S8_MUL(n2, s8_k(sun[2])));
+    lam = s8_sel(S8_GT(lam, zero), S8_MUL(S8_MUL(lam, ll), s8_k(p->sun_light)),
+                 zero);
+    s8f sky = S8_MUL(S8_ADD(s8_k(0.6f), S8_MUL(s8_k(0.4f), n1)),
+                     s8_k(p->sky_light));
+    s8f col[3];
+    const float sunl[3] = {p->sunlight.r, p->sunlight.g, p->sunlight.b};
+    const float skyl[3] = {shade_sky_light.r, shade_sky_light.g,
+                           shade_sky_light.b};
+    for (int i = 0; i < 3; i++)
+        col[i] = S8_MUL(_mm256_loadu_ps(alb[i]),
+                        S8_ADD(S8_MUL(s8_k(sunl[i]), lam),
+                               S8_MUL(s8_k(skyl[i]), sky)));
+    /* shade_haze */
+    {
+        const s8f far = S8_SUB(_mm256_loadu_ps(dist), s8_k(p->haze_start));
+        const s8f xh = S8_MUL(far, s8_k(p->haze_density));
+        const s8f amount = S8_SUB(
+            one, _mm256_div_ps(one, S8_ADD(S8_ADD(one, xh),
+                                           S8_MUL(S8_MUL(s8_k(0.5f), xh), xh))));
+        const s8f e0 = _mm256_loadu_ps(un[0]), e2 = _mm256_loadu_ps(un[2]);
+        const s8f flat = S8_ADD(S8_MUL(e0, e0), S8_MUL(e2, e2));
+        const s8f hl = _mm256_div_ps(
+            one, _mm256_sqrt_ps(S8_ADD(flat, s8_k(1e-12f))));
+        s8f toward = S8_MUL(
+            S8_ADD(S8_MUL(e0, s8_k(sun[0])), S8_MUL(e2, s8_k(sun[2]))), hl);
+        toward = s8_sel(S8_GT(toward, zero), toward, zero);
+        const s8f t2 = S8_MUL(toward, toward), t4 = S8_MUL(t2, t2),
+                  t8 = S8_MUL(t4, t4);
+        const s8f gl = S8_MUL(
+            S8_MUL(S8_MUL(s8_k(0.55f * p->glow_gain), t8), s8_k(c->air_hz)),
+            s8_smooth(S8_MUL(S8_SUB(flat, s8_k(0.1f)), s8_k(2.5f))));
+        const float air[3] = {c->air.r, c->air.g, c->air.b};
+        const float glow[3] = {p->glow.r, p->glow.g, p->glow.b};
+        const s8f clear = S8_LE(far, zero);
+        const s8f rest = S8_SUB(one, amount);
+        for (int i = 0; i < 3; i++) {
+            s8f a8 = S8_ADD(s8_k(air[i]), S8_MUL(s8_k(glow[i]), gl));
+            s8f mixed = S8_ADD(S8_MUL(col[i], rest), S8_MUL(a8, amount));
+            col[i] = s8_sel(clear, col[i], mixed);
+        }
+    }
+    float o[3][8];
+    for (int i = 0; i < 3; i++)
+        _mm256_storeu_ps(o[i], col[i]);
+    for (int l = 0; l < 8; l++)
+        out[l] = (wg_rgb){o[0][l], o[1][l], o[2][l]};
+}
+#endif
 
 static wg_rgb shade_sky_at(const shade_ctx *c, float sx, float sy)
 {
@@ -1112,13 +1521,45 @@ static inline uint32_t shade_stretch(const shade_ctx *c, uint64_t id)
     return st;
 }
 
-/* One pixel: gather its samples (the nearest over the rasteriser parts'
- * keys), then shade it once if they show one stretch of ground or of
- * water, the sky if they show only sky, else every distinct triangle at
- * its own sample. */
+/* Pixels shaded together (wg_shade_rows): their samples are gathered, then
+ * every ray of them met with its triangle, then the colours made, eight
+ * at a time for those on the ground where the processor can
+ * (shade_ground8), then the pixels put together from them.  The batch is
+ * on the stack (54 KiB at --aa 4). */
+#define SHADE_BATCH 32
+#define SHADE_SAMPLES (WG_RENDER_AA_MAX * WG_RENDER_AA_MAX)
+#define SHADE_RAYS (SHADE_BATCH * SHADE_SAMPLES)
+
+typedef struct shade_batch {
+    shade_meet meet[SHADE_RAYS];
+    wg_rgb col[SHADE_RAYS];
+    uint64_t id[SHADE_RAYS];
+    float sx[SHADE_RAYS], sy[SHADE_RAYS];
+    uint32_t rays;
+    /* Per pixel: 0 the sky (written already), 1 one ray for the whole
+     * pixel, from[0]; 2 one for each sample, from[s] (-1: the sky). */
+    uint8_t kind[SHADE_BATCH];
+    int16_t from[SHADE_BATCH][SHADE_SAMPLES];
+} shade_batch;
+
+/* A ray of the batch through sample position (sx, sy), to triangle id. */
+static inline int16_t shade_ray(shade_batch *b, uint64_t id, float sx,
+                                float sy)
+{
+    b->id[b->rays] = id;
+    b->sx[b->rays] = sx;
+    b->sy[b->rays] = sy;
+    return (int16_t)b->rays++;
+}
+
+/* One pixel's samples (the nearest over the rasteriser parts' keys): the
+ * sky, written at once, if they show only sky; else one ray at its centre
+ * if they show one stretch of ground or of water; else a ray for every
+ * distinct triangle, at its own sample. */
 static inline __attribute__((always_inline)) void
-shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
-            uint32_t px, uint32_t py, uint8_t out[3], uint32_t aa)
+shade_gather(const shade_ctx *c, const shade_sky *sky_grid,
+             const wg_target *t, uint32_t px, uint32_t py, uint8_t out[3],
+             uint32_t aa, shade_batch *b, uint32_t slot)
 {
     uint32_t ns = aa * aa, rep = (aa / 2) * aa + aa / 2;
     /* The sky first, on the AND of the keys alone: it is 72% of the
@@ -1137,9 +1578,10 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
         out[0] = shade_srgb8(sky.r);
         out[1] = shade_srgb8(sky.g);
         out[2] = shade_srgb8(sky.b);
+        b->kind[slot] = 0;
         return;
     }
-    uint64_t k[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
+    uint64_t k[SHADE_SAMPLES];
     uint32_t empty = 0;
     uint64_t dmin = UINT64_MAX, dmax = 0, imin = UINT64_MAX, imax = 0;
     /* Without a branch per sample: an empty key's depth and id count in
@@ -1162,39 +1604,120 @@ shade_pixel(const shade_ctx *c, const shade_sky *sky_grid, const wg_target *t,
     /* The stretches are runs of ids: the samples share one if their
      * least and greatest ids do. */
     const uint32_t st = shade_stretch(c, imin);
-    wg_rgb acc;
     if (!empty && st == shade_stretch(c, imax) && st != SHADE_FLOOR &&
         dmax - dmin < SHADE_COHERENT) {
-        acc = shade_hit(c, wg_key_id(k[rep]), ((float)px + 0.5f) * (float)aa,
-                        ((float)py + 0.5f) * (float)aa);
+        b->kind[slot] = 1;
+        b->from[slot][0] = shade_ray(b, wg_key_id(k[rep]),
+                                     ((float)px + 0.5f) * (float)aa,
+                                     ((float)py + 0.5f) * (float)aa);
+        return;
+    }
+    /* A silhouette, the sky's edge or the block's: each triangle once. */
+    b->kind[slot] = 2;
+    for (uint32_t s = 0; s < ns; s++) {
+        if (k[s] == WG_KEY_EMPTY) {
+            b->from[slot][s] = -1;
+            continue;
+        }
+        uint32_t same = 0;
+        while (same < s && (k[same] == WG_KEY_EMPTY ||
+                            wg_key_id(k[same]) != wg_key_id(k[s])))
+            same++;
+        b->from[slot][s] =
+            same < s ? b->from[slot][same]
+                     : shade_ray(b, wg_key_id(k[s]),
+                                 (float)(px * aa + s % aa) + 0.5f,
+                                 (float)(py * aa + s / aa) + 0.5f);
+    }
+}
+
+/* The batch's rays met and coloured. */
+static void shade_batch_colour(const shade_ctx *c, shade_batch *b)
+{
+#if WG_WIDE
+    if (c->wide) {
+        /* The surface's rays met eight at a time, then the ground's
+         * coloured eight at a time (the last group of each filled out with
+         * its first ray again, met or coloured twice), the rest one by
+         * one. */
+        uint32_t surface[SHADE_RAYS], count = 0;
+        for (uint32_t r = 0; r < b->rays; r++) {
+            const uint64_t id = b->id[r];
+            if (id < c->surface || (id >= c->water && id < c->sides))
+                surface[count++] = r;
+            else
+                shade_meet_at(c, id, b->sx[r], b->sy[r], &b->meet[r]);
+        }
+        for (uint32_t g = 0; g < count; g += 8) {
+            uint64_t id[8];
+            float sx[8], sy[8];
+            shade_meet *m[8];
+            uint32_t lanes = count - g < 8 ? count - g : 8;
+            for (uint32_t l = 0; l < 8; l++) {
+                uint32_t r = surface[g + (l < lanes ? l : 0)];
+                id[l] = b->id[r];
+                sx[l] = b->sx[r];
+                sy[l] = b->sy[r];
+                m[l] = &b->meet[r];
+            }
+            shade_meet8(c, id, sx, sy, m);
+        }
+        uint32_t ground[SHADE_RAYS];
+        count = 0;
+        for (uint32_t r = 0; r < b->rays; r++) {
+            const shade_meet *m = &b->meet[r];
+            if (m->half_id < c->surface && !m->over)
+                ground[count++] = r;
+            else
+                b->col[r] = shade_colour(c, m);
+        }
+        for (uint32_t g = 0; g < count; g += 8) {
+            const shade_meet *m[8];
+            wg_rgb col[8];
+            uint32_t lanes = count - g < 8 ? count - g : 8;
+            for (uint32_t l = 0; l < 8; l++)
+                m[l] = &b->meet[ground[g + (l < lanes ? l : 0)]];
+            shade_ground8(c, m, col);
+            for (uint32_t l = 0; l < lanes; l++)
+                b->col[ground[g + l]] = col[l];
+        }
+        return;
+    }
+#endif
+    for (uint32_t r = 0; r < b->rays; r++) {
+        shade_meet_at(c, b->id[r], b->sx[r], b->sy[r], &b->meet[r]);
+        b->col[r] = shade_colour(c, &b->meet[r]);
+    }
+}
+
+/* A pixel of the batch from its rays' colours: its samples' colours
+ * summed in their order, the sky's where a sample has none. */
+static inline __attribute__((always_inline)) void
+shade_put(const shade_ctx *c, const shade_sky *sky_grid, const shade_batch *b,
+          uint32_t slot, uint32_t px, uint32_t py, uint8_t out[3],
+          uint32_t aa)
+{
+    wg_rgb acc;
+    if (b->kind[slot] == 0)
+        return;
+    if (b->kind[slot] == 1) {
+        acc = b->col[b->from[slot][0]];
     } else {
-        /* A silhouette, the sky's edge or the block's. */
-        wg_rgb col[WG_RENDER_AA_MAX * WG_RENDER_AA_MAX];
+        const uint32_t ns = aa * aa;
         wg_rgb sky = {0.0f, 0.0f, 0.0f};
         int have_sky = 0;
         acc.r = acc.g = acc.b = 0.0f;
         for (uint32_t s = 0; s < ns; s++) {
             wg_rgb one;
-            if (k[s] == WG_KEY_EMPTY) {
+            if (b->from[slot][s] < 0) {
                 if (!have_sky) {
                     sky = shade_sky_pixel(c, sky_grid, px, py, aa);
                     have_sky = 1;
                 }
                 one = sky;
             } else {
-                uint32_t same = 0;
-                while (same < s && (k[same] == WG_KEY_EMPTY ||
-                                    wg_key_id(k[same]) != wg_key_id(k[s])))
-                    same++;
-                if (same < s) {
-                    one = col[same];
-                } else {
-                    float sx = (float)(px * aa + s % aa) + 0.5f;
-                    float sy = (float)(py * aa + s / aa) + 0.5f;
-                    one = shade_hit(c, wg_key_id(k[s]), sx, sy);
-                }
+                one = b->col[b->from[slot][s]];
             }
-            col[s] = one;
             acc.r += one.r;
             acc.g += one.g;
             acc.b += one.b;
@@ -1229,6 +1752,8 @@ wg_shader *wg_shader_new(const wg_palette *p, const wg_eye *v,
         .surface = wg_block_surface(f->n), .skirts = wg_block_skirts(f->n),
         .water = wg_block_water(f->n), .sides = wg_block_water_sides(f->n),
         .air_hz = expf(-0.02f * SHADE_HORIZON), .aa = aa,
+        /* The wide path's corners are 32-bit indices. */
+        .wide = wg_wide() && (uint64_t)f->n * f->n <= INT32_MAX,
     };
     s->c.air = wg_mix(p->zenith, p->horizon, s->c.air_hz);
     /* Skirts and water's sides: 2(N-1) a side, sides in raster_border's
@@ -1276,12 +1801,23 @@ void wg_shader_free(wg_shader *s)
 void wg_shade_rows(const wg_shader *s, const wg_target *t, uint32_t py0,
                    uint32_t py1, wg_image *img)
 {
+    shade_batch b;
     /* One loop for each --aa, so that the samples' loops unroll. */
 #define SHADE_ROWS(aa)                                                        \
     for (uint32_t py = py0; py < py1; py++) {                                \
-        uint8_t *out = img->rgb + (size_t)py * img->w * 3;                   \
-        for (uint32_t px = 0; px < img->w; px++, out += 3)                   \
-            shade_pixel(&s->c, &s->sky, t, px, py, out, aa);                 \
+        uint8_t *row = img->rgb + (size_t)py * img->w * 3;                   \
+        for (uint32_t x0 = 0; x0 < img->w; x0 += SHADE_BATCH) {              \
+            uint32_t n = img->w - x0 < SHADE_BATCH ? img->w - x0             \
+                                                   : SHADE_BATCH;            \
+            b.rays = 0;                                                      \
+            for (uint32_t i = 0; i < n; i++)                                 \
+                shade_gather(&s->c, &s->sky, t, x0 + i, py,                  \
+                             row + (size_t)(x0 + i) * 3, aa, &b, i);         \
+            shade_batch_colour(&s->c, &b);                                   \
+            for (uint32_t i = 0; i < n; i++)                                 \
+                shade_put(&s->c, &s->sky, &b, i, x0 + i, py,                 \
+                          row + (size_t)(x0 + i) * 3, aa);                   \
+        }                                                                    \
     }
     switch (s->c.aa) {
     case 1:
