@@ -515,7 +515,7 @@ typedef struct shade_ctx {
     wg_rgb air;   /* the haze's colour away from the sun */
     float air_hz; /* wg_sky's horizon term at the haze's elevation */
     uint32_t aa;
-    int wide; /* shade_ground8 for the ground's samples */
+    int wide; /* shade_surface8 for the ground's samples */
 } shade_ctx;
 
 /* The three vertices i and weights wt of the point (u, v) of cell (cx,
@@ -855,7 +855,7 @@ static inline float shade_depth(const shade_ctx *c, uint32_t cx, uint32_t cy,
 
 /* Where the ray through sample position (sx, sy) meets the plane of
  * triangle id: the first half of shading a sample; shade_colour (or, for
- * eight that met the ground, shade_ground8) the second. */
+ * eight that met the ground, shade_surface8) the second. */
 typedef struct shade_meet {
     uint64_t id, half_id;
     uint32_t cx, cy;
@@ -1189,12 +1189,12 @@ shade_meet8(const shade_ctx *c, const uint64_t id[8], const float sx[8],
 }
 
 __attribute__((target("avx2"))) static void
-shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
+shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
 {
     const wg_palette *p = c->p;
     const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
     float hx[8], hz[8], dd[3][8], un[3][8], dist[8], cxf[8], cyf[8];
-    int32_t half[8], base[8];
+    int32_t half[8], base[8], overs[8];
     for (int l = 0; l < 8; l++) {
         const shade_meet *q = m[l];
         hx[l] = q->hit[0];
@@ -1207,6 +1207,7 @@ shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
         cxf[l] = (float)q->cx;
         cyf[l] = (float)q->cy;
         half[l] = -(int32_t)(q->half_id & 1);
+        overs[l] = -(int32_t)(q->over != 0);
         base[l] = (int32_t)(q->cy * c->n + q->cx);
     }
     /* shade_colour: the point in its cell; shade_weights. */
@@ -1295,8 +1296,13 @@ shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     const s8f damp = S8_GT(water, s8_k(WG_WATER_DAMP));
     lv = s8_sel(S8_LT(lv, cap), lv, cap);
     const s8f rw = S8_SUB(lv, hh);
-    const s8f rise = s8_sel(damp, s8_sel(S8_LT(rw, zero), rw, zero), zero);
-    film = s8_sel(damp, film, zero);
+    /* the water's own: its depth (shade_depth), and no film */
+    const s8f water_ray =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)overs));
+    const s8f rise = s8_sel(
+        water_ray, s8_sel(S8_GT(rw, zero), rw, zero),
+        s8_sel(damp, s8_sel(S8_LT(rw, zero), rw, zero), zero));
+    film = s8_sel(_mm256_andnot_ps(water_ray, damp), film, zero);
     /* The footprint. */
     const s8f d0 = _mm256_loadu_ps(dd[0]), d1 = _mm256_loadu_ps(dd[1]),
               d2 = _mm256_loadu_ps(dd[2]);
@@ -1306,9 +1312,14 @@ shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     float foot[8];
     _mm256_storeu_ps(foot, _mm256_div_ps(S8_MUL(depth, s8_k((float)c->aa)),
                                          s8_k(c->v->focal)));
-    /* shade_surface, its depth 0: the material's water */
+    /* shade_surface: the depth drawn, the material's water */
+    const s8f d = s8_sel(S8_GT(rise, zero), rise, zero);
     s8f mw = water;
-    mw = s8_sel(S8_GT(mw, s8_k(WG_WATER_MIN)), s8_k(WG_WATER_MIN), mw);
+    {
+        const s8f wmin = s8_k(WG_WATER_MIN);
+        s8f drawn = s8_sel(S8_GT(d, wmin), d, wmin);
+        mw = s8_sel(S8_GT(mw, wmin), s8_sel(S8_LT(drawn, mw), drawn, mw), mw);
+    }
     {
         s8f shore = _mm256_and_ps(S8_LT(rise, zero),
                                   S8_GT(rise, s8_k(-INFINITY)));
@@ -1322,17 +1333,32 @@ shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     _mm256_storeu_ps(g8.z, z);
     _mm256_storeu_ps(g8.h, hh);
     _mm256_storeu_ps(g8.sediment, ss);
+    /* the bed's normal tilted up with the depth over it */
+    s8f b0 = _mm256_loadu_ps(g8.n[0]), b1 = _mm256_loadu_ps(g8.n[1]),
+        b2 = _mm256_loadu_ps(g8.n[2]);
+    {
+        const s8f bed = S8_GT(d, zero);
+        const s8f kb = s8_smooth(S8_MUL(d, s8_k(1.0f / SHADE_BED_SOFT)));
+        const s8f t0 = S8_SUB(b0, S8_MUL(b0, kb));
+        const s8f t1 = S8_ADD(b1, S8_MUL(S8_SUB(one, b1), kb));
+        const s8f t2 = S8_SUB(b2, S8_MUL(b2, kb));
+        const s8f il = s8_inv_len(t0, t1, t2);
+        b0 = s8_sel(bed, S8_MUL(t0, il), b0);
+        b1 = s8_sel(bed, S8_MUL(t1, il), b1);
+        b2 = s8_sel(bed, S8_MUL(t2, il), b2);
+    }
     /* the relief, faded where the sun grazes the slope */
     const float *sun = p->sun;
-    const s8f b0 = _mm256_loadu_ps(g8.n[0]), b1 = _mm256_loadu_ps(g8.n[1]),
-              b2 = _mm256_loadu_ps(g8.n[2]);
     s8f k = s8_smooth(S8_MUL(
         S8_ADD(S8_ADD(S8_MUL(b0, s8_k(sun[0])), S8_MUL(b1, s8_k(sun[1]))),
                S8_MUL(b2, s8_k(sun[2]))),
         s8_k(1.0f / SHADE_RELIEF_TERMINATOR)));
-    float nr[3][8], none[8] = {0};
-    memcpy(nr, g8.n, sizeof nr);
-    wg_relief8(&g8, none, foot, nr);
+    float nr[3][8], depth8[8];
+    _mm256_storeu_ps(nr[0], b0);
+    _mm256_storeu_ps(nr[1], b1);
+    _mm256_storeu_ps(nr[2], b2);
+    _mm256_storeu_ps(depth8, d);
+    wg_relief8(&g8, depth8, foot, nr);
     s8f n0 = _mm256_loadu_ps(nr[0]), n1 = _mm256_loadu_ps(nr[1]),
         n2 = _mm256_loadu_ps(nr[2]);
     {
@@ -1364,6 +1390,40 @@ shade_ground8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
         col[i] = S8_MUL(_mm256_loadu_ps(alb[i]),
                         S8_ADD(S8_MUL(s8_k(sunl[i]), lam),
                                S8_MUL(s8_k(skyl[i]), sky)));
+    /* The water over it, where there is some (shade_wet): its mirror
+     * and its colour, a lane at a time. */
+    {
+        const s8f wet = S8_MUL(
+            s8_smooth(S8_MUL(d, s8_k(1.0f / WG_WATER_MIN))),
+            s8_smooth(S8_MUL(S8_SUB(water, s8_k(WG_WATER_MIN)),
+                             s8_k(1.0f / WG_WATER_MIN))));
+        const int some = _mm256_movemask_ps(S8_GT(wet, zero));
+        if (some) {
+            float cl[3][8], wl[8], dl[8], hl[8], litl[8];
+            for (int i = 0; i < 3; i++)
+                _mm256_storeu_ps(cl[i], col[i]);
+            _mm256_storeu_ps(wl, wet);
+            _mm256_storeu_ps(dl, d);
+            _mm256_storeu_ps(hl, hh);
+            _mm256_storeu_ps(litl, ll);
+            static const float up[3] = {0.0f, 1.0f, 0.0f};
+            for (int l = 0; l < 8; l++) {
+                if (!(some >> l & 1))
+                    continue;
+                const float dir[3] = {un[0][l], un[1][l], un[2][l]};
+                wg_rgb here = {cl[0][l], cl[1][l], cl[2][l]}, land;
+                float seen = shade_mirror(c, hx[l], hl[l] + dl[l], hz[l], dir,
+                                          &land);
+                here = wg_mix(here,
+                              wg_water_covered(p, here, dl[l], dir, up,
+                                               litl[l], &land, seen),
+                              wl[l]);
+                cl[0][l] = here.r, cl[1][l] = here.g, cl[2][l] = here.b;
+            }
+            for (int i = 0; i < 3; i++)
+                col[i] = _mm256_loadu_ps(cl[i]);
+        }
+    }
     /* shade_haze */
     {
         const s8f far = S8_SUB(_mm256_loadu_ps(dist), s8_k(p->haze_start));
@@ -1524,7 +1584,7 @@ static inline uint32_t shade_stretch(const shade_ctx *c, uint64_t id)
 /* Pixels shaded together (wg_shade_rows): their samples are gathered, then
  * every ray of them met with its triangle, then the colours made, eight
  * at a time for those on the ground where the processor can
- * (shade_ground8), then the pixels put together from them.  The batch is
+ * (shade_surface8), then the pixels put together from them.  The batch is
  * on the stack (54 KiB at --aa 4). */
 #define SHADE_BATCH 32
 #define SHADE_SAMPLES (WG_RENDER_AA_MAX * WG_RENDER_AA_MAX)
@@ -1666,7 +1726,7 @@ static void shade_batch_colour(const shade_ctx *c, shade_batch *b)
         count = 0;
         for (uint32_t r = 0; r < b->rays; r++) {
             const shade_meet *m = &b->meet[r];
-            if (m->half_id < c->surface && !m->over)
+            if (m->half_id < c->surface)
                 ground[count++] = r;
             else
                 b->col[r] = shade_colour(c, m);
@@ -1677,7 +1737,7 @@ static void shade_batch_colour(const shade_ctx *c, shade_batch *b)
             uint32_t lanes = count - g < 8 ? count - g : 8;
             for (uint32_t l = 0; l < 8; l++)
                 m[l] = &b->meet[ground[g + (l < lanes ? l : 0)]];
-            shade_ground8(c, m, col);
+            shade_surface8(c, m, col);
             for (uint32_t l = 0; l < lanes; l++)
                 b->col[ground[g + l]] = col[l];
         }
