@@ -267,16 +267,20 @@ static void render_barrier_wait(render_barrier *b)
 }
 
 /* Pixel rows per strip.  Each thread draws and shades the next strip not
- * yet taken with its own keys (32 rows x 1600 samples x 8 bytes = 800 KiB at
- * 800x600 --aa 2, in L2 while it is shaded), so no thread waits for
- * another and the picture is the same for any number of them.
+ * yet taken with its own keys (64 rows x 1600 samples x 8 bytes = 1.6 MiB
+ * at 800x600 --aa 2), so no thread waits for another and the picture is
+ * the same for any number of them.
  *
- * Why strips and not one buffer for the whole picture: on the 2-core CI
- * machine (a VM) the first touch of a fresh page costs about 20 us, and
- * the whole picture's keys (15 MB at --aa 2) took 74 ms to touch before
- * a single triangle was drawn.  A piece of the block reaches 1.2 strips on
- * average at the default view, so strips cost 20% more triangle setup. */
-#define RENDER_STRIP 32
+ * Why strips and not one buffer for the whole picture: the keys stay in
+ * the caches between the drawing and the shading, and the first touch of
+ * a fresh page had cost about 20 us on the 2-core CI machine (a VM): the
+ * whole picture's keys (15 MB at --aa 2) took 74 ms to touch before a
+ * single triangle was drawn.  A piece of the block that reaches two
+ * strips is set up in each.  With the keys in the pool's huge pages, 64
+ * rows measured best on the AMD EPYC VM (medians of 15 run in turn, the
+ * default world): 32 rows 24.9 ms, 48 24.0, 64 23.9 (22.5 in a quieter
+ * run), 96 24.2 (seven strips for two threads), 128 25.7. */
+#define RENDER_STRIP 64
 
 typedef struct render_job {
     const wg_eye *eye;
