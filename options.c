@@ -738,6 +738,7 @@ static int check_environment(void)
         {"WORLDGEN_VK_STAGING", {"0", "1"}},
         {"WORLDGEN_VK_TEXELS", {"0", "1"}},
         {"WORLDGEN_VK_EROSION", {"single", "blocked"}},
+        {"WORLDGEN_WIDE", {"0", "1"}},
     };
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i].name);

@@ -1782,6 +1782,8 @@ WG_TEST(hostile_environment_values_are_checked)
         {"WORLDGEN_VK_EROSION=Single",
          "WORLDGEN_VK_EROSION: 'Single' is not a value it takes (valid: single or blocked, "
          "or unset)"},
+        {"WORLDGEN_WIDE=off", "WORLDGEN_WIDE: 'off' is not a value it takes (valid: 0 or 1, "
+                              "or unset)"},
         {"WORLDGEN_FAULT=scalar:height",
          "WORLDGEN_FAULT: 'scalar:height' is not a fault the tests can ask for (valid: "
          "rename, signal, kill, kill-placing, show, a backend (scalar, openmp, vulkan), or "
@@ -1798,7 +1800,8 @@ WG_TEST(hostile_environment_values_are_checked)
         wg_cli_free(&c);
     }
     wg_cli c = hostile_sh("WORLDGEN_VK_VALIDATION= WORLDGEN_VK_STAGING=0 WORLDGEN_VK_TEXELS=1 "
-                          "WORLDGEN_VK_EROSION=blocked WORLDGEN_FAULT= ./worldgen --size 16 "
+                          "WORLDGEN_VK_EROSION=blocked WORLDGEN_WIDE=0 WORLDGEN_FAULT= "
+                          "./worldgen --size 16 "
                           "--mesh scalar -q --no-image; echo $?; WORLDGEN_FAULT=scalar:water "
                           "./worldgen --size 16 --mesh scalar -q --no-image; echo $?; "
                           "WORLDGEN_FAULT=x ./worldgen --help > /dev/null; echo $?; "
