@@ -1662,10 +1662,14 @@ shade_gather(const shade_ctx *c, const shade_sky *sky_grid,
         }
     }
     /* The stretches are runs of ids: the samples share one if their
-     * least and greatest ids do. */
-    const uint32_t st = shade_stretch(c, imin);
-    if (!empty && st == shade_stretch(c, imax) && st != SHADE_FLOOR &&
-        dmax - dmin < SHADE_COHERENT) {
+     * least and greatest ids do; the ground's first (most pixels show
+     * only ground), without counting the boundaries. */
+    int one = 1;
+    if (imax >= c->stretch[0]) {
+        const uint32_t st = shade_stretch(c, imin);
+        one = st == shade_stretch(c, imax) && st != SHADE_FLOOR;
+    }
+    if (!empty && one && dmax - dmin < SHADE_COHERENT) {
         b->kind[slot] = 1;
         b->from[slot][0] = shade_ray(b, wg_key_id(k[rep]),
                                      ((float)px + 0.5f) * (float)aa,
