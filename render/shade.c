@@ -1188,6 +1188,207 @@ shade_meet8(const shade_ctx *c, const uint64_t id[8], const float sx[8],
     }
 }
 
+/* The fields at a point of each lane's triangle, as shade_field gives
+ * them, and what shade_water_at adds to them: the water shown on the dry
+ * corners (film), the surface drawn (level) and the highest wet corner's
+ * (cap).  Each sum from 0, in the corners' order. */
+typedef struct shade_fields8 {
+    s8f h, top, sed, n[3], lit, film, level, cap;
+} shade_fields8;
+
+/* shade_weights: the three corners' indices and weights. */
+SHADE_WIDE void shade_corners8(const shade_ctx *c, s8i base, s8f second,
+                               s8f u, s8f v, s8i idx[3], s8f wt[3])
+{
+    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    u = s8_sel(S8_LT(u, zero), zero, s8_sel(S8_GT(u, one), one, u));
+    v = s8_sel(S8_LT(v, zero), zero, s8_sel(S8_GT(v, one), one, v));
+    /* half 0, (a, c, b): pulled into u + v <= 1 */
+    s8f s = S8_ADD(u, v), over = S8_GT(s, one);
+    s8f u0 = s8_sel(over, _mm256_div_ps(u, s), u);
+    s8f v0 = s8_sel(over, _mm256_div_ps(v, s), v);
+    /* half 1, (b, c, d): pulled into u + v >= 1 */
+    s8f e = S8_MUL(s8_k(0.5f), S8_SUB(S8_SUB(one, u), v));
+    s8f under = S8_GT(e, zero);
+    s8f u1 = s8_sel(under, S8_ADD(u, e), u);
+    s8f v1 = s8_sel(under, S8_ADD(v, e), v);
+    wt[0] = s8_sel(second, S8_SUB(one, v1), S8_SUB(S8_SUB(one, u0), v0)),
+    wt[1] = s8_sel(second, S8_SUB(one, u1), v0);
+    wt[2] = s8_sel(second, S8_SUB(S8_ADD(u1, v1), one), u0);
+    /* half 0: a, a + n, a + 1; half 1: a + 1, a + n, a + n + 1 */
+    const s8i n = _mm256_set1_epi32((int32_t)c->n);
+    const s8i step = _mm256_castps_si256(second); /* -1 on half 1 */
+    idx[0] = _mm256_sub_epi32(base, step);
+    idx[1] = _mm256_add_epi32(base, n);
+    idx[2] = _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(1)),
+                              _mm256_and_si256(step, n));
+}
+
+/* The fields over the corners (shade_field's sums, and shade_water_at's). */
+SHADE_WIDE void shade_gather8(const shade_ctx *c, const s8i idx[3],
+                              const s8f wt[3], shade_fields8 *o)
+{
+    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    const wg_fields *f = c->f;
+    s8f hh = zero, ww = zero, ss = zero, nx = zero, ny = zero, nz = zero,
+        ll = zero, film = zero, lv = zero, cap = s8_k(-INFINITY);
+    for (int k = 0; k < 3; k++) {
+        int32_t at[8];
+        float litk[8];
+        _mm256_storeu_si256((s8i *)at, idx[k]);
+        for (int l = 0; l < 8; l++)
+            litk[l] = (float)c->lit[at[l]];
+        const s8f w = wt[k];
+        const s8f g = s8_gather(f->height, idx[k]);
+        const s8f t = s8_gather(c->top, idx[k]);
+        const s8f lk = s8_gather(c->level, idx[k]);
+        hh = S8_ADD(hh, S8_MUL(g, w));
+        ww = S8_ADD(ww, S8_MUL(t, w));
+        ss = S8_ADD(ss, S8_MUL(s8_gather(f->sediment, idx[k]), w));
+        nx = S8_ADD(nx, S8_MUL(s8_gather(f->nx, idx[k]), w));
+        ny = S8_ADD(ny, S8_MUL(s8_gather(f->ny, idx[k]), w));
+        nz = S8_ADD(nz, S8_MUL(s8_gather(f->nz, idx[k]), w));
+        ll = S8_ADD(ll, S8_MUL(_mm256_loadu_ps(litk), w));
+        const s8f sh = S8_SUB(t, g);
+        film = S8_ADD(film,
+                      S8_MUL(s8_sel(S8_GT(sh, s8_k(WG_WATER_MIN)), zero, sh),
+                             w));
+        lv = S8_ADD(lv, S8_MUL(lk, w));
+        cap = s8_sel(_mm256_and_ps(S8_GT(lk, g), S8_GT(lk, cap)), lk, cap);
+    }
+    /* shade_lit */
+    {
+        s8f t = S8_SUB(S8_MUL(ll, s8_k(1.0f / SHADE_LIT_SCALE)),
+                       s8_k(SHADE_LIT_REACH));
+        const s8f h5 = s8_k(0.5f), sign = s8_k(-0.0f);
+        t = S8_MUL(h5, S8_ADD(t, _mm256_andnot_ps(sign, t)));
+        t = S8_MUL(h5, S8_SUB(S8_ADD(t, one),
+                              _mm256_andnot_ps(sign, S8_SUB(t, one))));
+        ll = S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
+    }
+    const s8f il = s8_inv_len(nx, ny, nz);
+    o->h = hh, o->top = ww, o->sed = ss, o->lit = ll;
+    o->n[0] = S8_MUL(nx, il), o->n[1] = S8_MUL(ny, il), o->n[2] = S8_MUL(nz, il);
+    o->film = film, o->level = lv, o->cap = cap;
+}
+
+/* The fields at (u, v) of each lane's cell, from its corner 'base' (cy *
+ * n + cx) and half (second: half 1), as shade_field gives them, with what
+ * shade_water_at adds. */
+SHADE_WIDE void shade_field8(const shade_ctx *c, s8i base, s8f second,
+                             s8f u, s8f v, shade_fields8 *o)
+{
+    s8i idx[3];
+    s8f wt[3];
+    shade_corners8(c, base, second, u, v, idx, wt);
+    shade_gather8(c, idx, wt, o);
+}
+
+/* wg_light */
+SHADE_WIDE void shade_light8(const wg_palette *p, const s8f c[3],
+                             const s8f n[3], s8f lit, s8f out[3])
+{
+    const float *sun = p->sun;
+    s8f lam = S8_ADD(S8_ADD(S8_MUL(n[0], s8_k(sun[0])),
+                            S8_MUL(n[1], s8_k(sun[1]))),
+                     S8_MUL(n[2], s8_k(sun[2])));
+    lam = s8_sel(S8_GT(lam, s8_k(0.0f)),
+                 S8_MUL(S8_MUL(lam, lit), s8_k(p->sun_light)), s8_k(0.0f));
+    const s8f sky = S8_MUL(S8_ADD(s8_k(0.6f), S8_MUL(s8_k(0.4f), n[1])),
+                           s8_k(p->sky_light));
+    const float sunl[3] = {p->sunlight.r, p->sunlight.g, p->sunlight.b};
+    const float skyl[3] = {shade_sky_light.r, shade_sky_light.g,
+                           shade_sky_light.b};
+    for (int i = 0; i < 3; i++)
+        out[i] = S8_MUL(c[i], S8_ADD(S8_MUL(s8_k(sunl[i]), lam),
+                                     S8_MUL(s8_k(skyl[i]), sky)));
+}
+
+/* shade_mirror for the lanes of 'wet': the land that level water at (x,
+ * y, z) mirrors along dir, how much of the mirror it covers (seen) and
+ * its colour (land, where seen > 0).  The points along the mirrored ray
+ * are the same for every lane; a lane stops where shade_mirror's loop
+ * ends for it (off the block, or covered whole). */
+__attribute__((target("avx2"))) static void
+shade_mirror8(const shade_ctx *c, s8f x, s8f y, s8f z, const s8f dir[3],
+              s8f wet, float seen[8], float land[3][8])
+{
+    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    const s8f rx = dir[0], ry = _mm256_xor_ps(dir[1], s8_k(-0.0f)),
+              rz = dir[2];
+    s8f on = _mm256_and_ps(
+        wet, _mm256_and_ps(S8_GT(ry, zero),
+                           S8_LT(ry, s8_k(SHADE_MIRROR_STEEP))));
+    s8f cover = zero, lr = zero, lg = zero, lb = zero;
+    const s8f edge = s8_k(3.0f), m_edge = s8_k(-3.0f);
+    const s8f top = s8_k((float)(c->n - 2)), inv_sp = s8_k(c->inv_sp);
+    for (float s = 1.5f * c->sp; s < SHADE_MIRROR_REACH; s *= 1.6f) {
+        if (_mm256_testz_ps(on, on))
+            break;
+        const s8f vs = s8_k(s);
+        const s8f px = S8_ADD(x, S8_MUL(rx, vs)), pz = S8_ADD(z, S8_MUL(rz, vs));
+        on = _mm256_and_ps(
+            on, _mm256_and_ps(_mm256_and_ps(S8_GE(px, m_edge), S8_LE(px, edge)),
+                              _mm256_and_ps(S8_GE(pz, m_edge), S8_LE(pz, edge))));
+        if (_mm256_testz_ps(on, on))
+            break;
+        /* shade_cell */
+        const s8f gx = S8_MUL(S8_ADD(px, edge), inv_sp);
+        const s8f gz = S8_MUL(S8_ADD(pz, edge), inv_sp);
+        const s8f fx = s8_sel(S8_LT(gx, zero), zero,
+                              s8_sel(S8_GT(gx, top), top, _mm256_floor_ps(gx)));
+        const s8f fz = s8_sel(S8_LT(gz, zero), zero,
+                              s8_sel(S8_GT(gz, top), top, _mm256_floor_ps(gz)));
+        const s8f u = S8_SUB(gx, fx), v = S8_SUB(gz, fz);
+        const s8i cx = _mm256_cvttps_epi32(fx), cy = _mm256_cvttps_epi32(fz);
+        const s8i base = _mm256_add_epi32(
+            _mm256_mullo_epi32(cy, _mm256_set1_epi32((int32_t)c->n)), cx);
+        const s8f second = S8_GT(S8_ADD(u, v), one);
+        s8i idx[3];
+        s8f wt[3];
+        shade_corners8(c, base, second, u, v, idx, wt);
+        /* the surface there (the water shown on the ground), as
+         * shade_mirror sums it: from the first corner, not from 0 */
+        const s8f t = S8_ADD(
+            S8_ADD(S8_MUL(s8_gather(c->top, idx[0]), wt[0]),
+                   S8_MUL(s8_gather(c->top, idx[1]), wt[1])),
+            S8_MUL(s8_gather(c->top, idx[2]), wt[2]));
+        const s8f k = s8_smooth(S8_ADD(
+            _mm256_div_ps(S8_SUB(t, S8_ADD(y, S8_MUL(ry, vs))),
+                          s8_k(SHADE_MIRROR_SOFT * s)),
+            s8_k(0.5f)));
+        const s8f more = _mm256_and_ps(on, S8_GT(k, cover));
+        if (_mm256_testz_ps(more, more))
+            continue;
+        /* the land there, lit as the picture lights it */
+        shade_fields8 fl;
+        shade_gather8(c, idx, wt, &fl);
+        wg_ground8 g8;
+        float alb[3][8];
+        _mm256_storeu_ps(g8.x, px);
+        _mm256_storeu_ps(g8.z, pz);
+        _mm256_storeu_ps(g8.h, fl.h);
+        _mm256_storeu_ps(g8.water, S8_SUB(fl.top, fl.h));
+        _mm256_storeu_ps(g8.sediment, fl.sed);
+        for (int i = 0; i < 3; i++)
+            _mm256_storeu_ps(g8.n[i], fl.n[i]);
+        wg_albedo8(&c->p->mat, &g8, alb);
+        const s8f a8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
+                           _mm256_loadu_ps(alb[2])};
+        s8f lit8[3];
+        shade_light8(c->p, a8, fl.n, fl.lit, lit8);
+        lr = s8_sel(more, lit8[0], lr);
+        lg = s8_sel(more, lit8[1], lg);
+        lb = s8_sel(more, lit8[2], lb);
+        cover = s8_sel(more, k, cover);
+        on = _mm256_andnot_ps(_mm256_and_ps(more, S8_GE(cover, one)), on);
+    }
+    _mm256_storeu_ps(seen, cover);
+    _mm256_storeu_ps(land[0], lr);
+    _mm256_storeu_ps(land[1], lg);
+    _mm256_storeu_ps(land[2], lb);
+}
+
 __attribute__((target("avx2"))) static void
 shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
 {
@@ -1210,7 +1411,7 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
         overs[l] = -(int32_t)(q->over != 0);
         base[l] = (int32_t)(q->cy * c->n + q->cx);
     }
-    /* shade_colour: the point in its cell; shade_weights. */
+    /* shade_colour: the point in its cell */
     const s8f sp = s8_k(c->sp), inv_sp = s8_k(c->inv_sp);
     const s8f x = _mm256_loadu_ps(hx), z = _mm256_loadu_ps(hz);
     s8f u = S8_MUL(S8_SUB(x, S8_ADD(s8_k(-3.0f),
@@ -1219,77 +1420,17 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     s8f v = S8_MUL(S8_SUB(z, S8_ADD(s8_k(-3.0f),
                                    S8_MUL(_mm256_loadu_ps(cyf), sp))),
                    inv_sp);
-    u = s8_sel(S8_LT(u, zero), zero, s8_sel(S8_GT(u, one), one, u));
-    v = s8_sel(S8_LT(v, zero), zero, s8_sel(S8_GT(v, one), one, v));
     const s8f second =
         _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)half));
-    /* half 0, (a, c, b): pulled into u + v <= 1 */
-    s8f s = S8_ADD(u, v), over = S8_GT(s, one);
-    s8f u0 = s8_sel(over, _mm256_div_ps(u, s), u);
-    s8f v0 = s8_sel(over, _mm256_div_ps(v, s), v);
-    /* half 1, (b, c, d): pulled into u + v >= 1 */
-    s8f e = S8_MUL(s8_k(0.5f), S8_SUB(S8_SUB(one, u), v));
-    s8f under = S8_GT(e, zero);
-    s8f u1 = s8_sel(under, S8_ADD(u, e), u);
-    s8f v1 = s8_sel(under, S8_ADD(v, e), v);
-    s8f wt[3] = {s8_sel(second, S8_SUB(one, v1), S8_SUB(S8_SUB(one, u0), v0)),
-                 s8_sel(second, S8_SUB(one, u1), v0),
-                 s8_sel(second, S8_SUB(S8_ADD(u1, v1), one), u0)};
-    const s8i a = _mm256_loadu_si256((const s8i *)base);
-    const s8i n = _mm256_set1_epi32((int32_t)c->n);
-    const s8i step = _mm256_castps_si256(second); /* -1 on half 1 */
-    s8i idx[3] = {_mm256_sub_epi32(a, step), _mm256_add_epi32(a, n),
-                  _mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1)),
-                                   _mm256_and_si256(step, n))};
-    /* half 0: a, a + n, a + 1; half 1: a + 1, a + n, a + n + 1 */
-    /* shade_field and shade_water_at, over the three corners */
-    const wg_fields *f = c->f;
-    s8f hh = zero, ww = zero, ss = zero, nx = zero, ny = zero, nz = zero,
-        ll = zero, shown = zero, film = zero, lv = zero,
-        cap = s8_k(-INFINITY);
-    for (int k = 0; k < 3; k++) {
-        int32_t at[8];
-        float litk[8];
-        _mm256_storeu_si256((s8i *)at, idx[k]);
-        for (int l = 0; l < 8; l++)
-            litk[l] = (float)c->lit[at[l]];
-        const s8f w = wt[k];
-        const s8f g = s8_gather(f->height, idx[k]);
-        const s8f t = s8_gather(c->top, idx[k]);
-        const s8f lk = s8_gather(c->level, idx[k]);
-        hh = S8_ADD(hh, S8_MUL(g, w));
-        ww = S8_ADD(ww, S8_MUL(t, w));
-        ss = S8_ADD(ss, S8_MUL(s8_gather(f->sediment, idx[k]), w));
-        nx = S8_ADD(nx, S8_MUL(s8_gather(f->nx, idx[k]), w));
-        ny = S8_ADD(ny, S8_MUL(s8_gather(f->ny, idx[k]), w));
-        nz = S8_ADD(nz, S8_MUL(s8_gather(f->nz, idx[k]), w));
-        ll = S8_ADD(ll, S8_MUL(_mm256_loadu_ps(litk), w));
-        const s8f sh = S8_SUB(t, g);
-        shown = S8_ADD(shown, S8_MUL(sh, w));
-        film = S8_ADD(film,
-                      S8_MUL(s8_sel(S8_GT(sh, s8_k(WG_WATER_MIN)), zero, sh),
-                             w));
-        lv = S8_ADD(lv, S8_MUL(lk, w));
-        cap = s8_sel(_mm256_and_ps(S8_GT(lk, g), S8_GT(lk, cap)), lk, cap);
-    }
-    (void)shown;
-    /* shade_lit */
-    {
-        s8f t = S8_SUB(S8_MUL(ll, s8_k(1.0f / SHADE_LIT_SCALE)),
-                       s8_k(SHADE_LIT_REACH));
-        const s8f h5 = s8_k(0.5f), sign = s8_k(-0.0f);
-        t = S8_MUL(h5, S8_ADD(t, _mm256_andnot_ps(sign, t)));
-        t = S8_MUL(h5, S8_SUB(S8_ADD(t, one),
-                              _mm256_andnot_ps(sign, S8_SUB(t, one))));
-        ll = S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
-    }
+    shade_fields8 fl;
+    shade_field8(c, _mm256_loadu_si256((const s8i *)base), second, u, v, &fl);
+    const s8f hh = fl.h, ww = fl.top, ss = fl.sed, ll = fl.lit;
+    s8f film = fl.film, lv = fl.level;
+    const s8f cap = fl.cap;
     wg_ground8 g8;
-    {
-        s8f il = s8_inv_len(nx, ny, nz);
-        _mm256_storeu_ps(g8.n[0], S8_MUL(nx, il));
-        _mm256_storeu_ps(g8.n[1], S8_MUL(ny, il));
-        _mm256_storeu_ps(g8.n[2], S8_MUL(nz, il));
-    }
+    _mm256_storeu_ps(g8.n[0], fl.n[0]);
+    _mm256_storeu_ps(g8.n[1], fl.n[1]);
+    _mm256_storeu_ps(g8.n[2], fl.n[2]);
     const s8f water = S8_SUB(ww, hh);
     /* shade_colour: the water's rise, where the materials would see water
      * (below the water's level: only its rise <= 0 on the ground) */
@@ -1375,21 +1516,13 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     _mm256_storeu_ps(g8.water, mw);
     float alb[3][8];
     wg_albedo8(&p->mat, &g8, alb);
-    /* wg_light */
-    s8f lam = S8_ADD(S8_ADD(S8_MUL(n0, s8_k(sun[0])), S8_MUL(n1, s8_k(sun[1]))),
-                     S8_MUL(n2, s8_k(sun[2])));
-    lam = s8_sel(S8_GT(lam, zero), S8_MUL(S8_MUL(lam, ll), s8_k(p->sun_light)),
-                 zero);
-    s8f sky = S8_MUL(S8_ADD(s8_k(0.6f), S8_MUL(s8_k(0.4f), n1)),
-                     s8_k(p->sky_light));
     s8f col[3];
-    const float sunl[3] = {p->sunlight.r, p->sunlight.g, p->sunlight.b};
-    const float skyl[3] = {shade_sky_light.r, shade_sky_light.g,
-                           shade_sky_light.b};
-    for (int i = 0; i < 3; i++)
-        col[i] = S8_MUL(_mm256_loadu_ps(alb[i]),
-                        S8_ADD(S8_MUL(s8_k(sunl[i]), lam),
-                               S8_MUL(s8_k(skyl[i]), sky)));
+    {
+        const s8f alb8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
+                             _mm256_loadu_ps(alb[2])};
+        const s8f nl[3] = {n0, n1, n2};
+        shade_light8(p, alb8, nl, ll, col);
+    }
     /* The water over it, where there is some (shade_wet): its mirror
      * and its colour, a lane at a time. */
     {
@@ -1399,24 +1532,27 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
                              s8_k(1.0f / WG_WATER_MIN))));
         const int some = _mm256_movemask_ps(S8_GT(wet, zero));
         if (some) {
-            float cl[3][8], wl[8], dl[8], hl[8], litl[8];
+            float cl[3][8], wl[8], dl[8], litl[8];
             for (int i = 0; i < 3; i++)
                 _mm256_storeu_ps(cl[i], col[i]);
             _mm256_storeu_ps(wl, wet);
             _mm256_storeu_ps(dl, d);
-            _mm256_storeu_ps(hl, hh);
             _mm256_storeu_ps(litl, ll);
             static const float up[3] = {0.0f, 1.0f, 0.0f};
+            float seen[8], land[3][8];
+            const s8f dir8[3] = {_mm256_loadu_ps(un[0]), _mm256_loadu_ps(un[1]),
+                                 _mm256_loadu_ps(un[2])};
+            shade_mirror8(c, x, S8_ADD(hh, d), z, dir8, S8_GT(wet, zero),
+                          seen, land);
             for (int l = 0; l < 8; l++) {
                 if (!(some >> l & 1))
                     continue;
                 const float dir[3] = {un[0][l], un[1][l], un[2][l]};
-                wg_rgb here = {cl[0][l], cl[1][l], cl[2][l]}, land;
-                float seen = shade_mirror(c, hx[l], hl[l] + dl[l], hz[l], dir,
-                                          &land);
+                const wg_rgb lnd = {land[0][l], land[1][l], land[2][l]};
+                wg_rgb here = {cl[0][l], cl[1][l], cl[2][l]};
                 here = wg_mix(here,
                               wg_water_covered(p, here, dl[l], dir, up,
-                                               litl[l], &land, seen),
+                                               litl[l], &lnd, seen[l]),
                               wl[l]);
                 cl[0][l] = here.r, cl[1][l] = here.g, cl[2][l] = here.b;
             }
