@@ -825,7 +825,7 @@ raster_tri8(const wg_target *t, const wg_eye *eye, const wg_block *blk,
     uint64_t count = 0;
     /* The depths: raster_tri's setup, in double, four lanes at a time,
      * and each sample's 1/depth as a float. */
-    float iw[8][8]; /* [lane][2 * row + column] */
+    float iw[8][8]; /* [2 * row + column][lane] */
     if (!_mm256_testz_si256(cover, cover)) {
         const __m256 ws[3] = {aw, bw, cw};
         for (int hi = 0; hi < 2; hi++) {
@@ -848,15 +848,12 @@ raster_tri8(const wg_target *t, const wg_eye *eye, const wg_block *blk,
             for (int rr = 0; rr < 4; rr++) {
                 if (rr)
                     row = _mm256_add_pd(row, dy);
-                float c0[4], c1[4];
-                _mm_storeu_ps(c0, _mm256_cvtpd_ps(
-                                      _mm256_add_pd(row, _mm256_mul_pd(zero, dx))));
-                _mm_storeu_ps(c1, _mm256_cvtpd_ps(
-                                      _mm256_add_pd(row, _mm256_mul_pd(unit, dx))));
-                for (int l = 0; l < 4; l++) {
-                    iw[4 * hi + l][2 * rr] = c0[l];
-                    iw[4 * hi + l][2 * rr + 1] = c1[l];
-                }
+                _mm_storeu_ps(&iw[2 * rr][4 * hi],
+                              _mm256_cvtpd_ps(_mm256_add_pd(
+                                  row, _mm256_mul_pd(zero, dx))));
+                _mm_storeu_ps(&iw[2 * rr + 1][4 * hi],
+                              _mm256_cvtpd_ps(_mm256_add_pd(
+                                  row, _mm256_mul_pd(unit, dx))));
             }
         }
     }
@@ -875,7 +872,7 @@ raster_tri8(const wg_target *t, const wg_eye *eye, const wg_block *blk,
             uint64_t *row = t->keys +
                             (size_t)(at_y[l] + s / 2 - (int32_t)t->y0) * t->w +
                             at_x[l] + s % 2;
-            uint64_t key = wg_key_make(iw[l][s], backs[l] != 0, q->id[l]);
+            uint64_t key = wg_key_make(iw[s][l], backs[l] != 0, q->id[l]);
             *row = key < *row ? key : *row;
         }
     }
