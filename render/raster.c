@@ -39,7 +39,9 @@
  * wider than a few samples (a skirt's column, a spike of the field seen
  * from the side) finds each row's covered run from the edge functions
  * (raster_wide) instead of testing every sample.  Each gives the same
- * samples the same keys, to the bit. */
+ * samples the same keys, to the bit.  Where the CPU has AVX2 (wg_wide),
+ * the surface's triangles are queued and drawn eight at a time
+ * (raster_tri8, below), the same keys again. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,7 +10,15 @@
  * and distance haze sets the far side back.  Where the water's surface is
  * nearest (render.h), the ground under it is seen through the water,
  * dimmed and tinted with the depth between them, with the sky reflected by
- * the Fresnel term of the view angle and the sun's glint. */
+ * the Fresnel term of the view angle and the sun's glint.
+ *
+ * A row of pixels is shaded in batches (wg_shade_rows): their samples
+ * gathered, the rays met with their triangles, the colours made, the
+ * pixels put together.  Where the CPU has AVX2 (wg_wide), the rays to the
+ * surface are met eight at a time (shade_meet8) and the ground and the
+ * water over it shaded eight at a time (shade_surface8, shade_mirror8),
+ * each lane to the bit as the one-at-a-time code (shade_meet_at,
+ * shade_colour) gives it; the block's sides stay one at a time. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
