@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "wide.h"
 
 /* Rock begins where the normal's y falls below MAT_NY_HI (a slope of 41
  * degrees) and is bare at MAT_NY_LO (57 degrees).  The thermal stage leaves
@@ -364,102 +365,56 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
  * A rule the scalar code skips where it does not apply is computed here
  * for every lane and its result selected by the same condition.  The
  * ground is nine in ten of the samples the default picture shades
- * (shade.c, shade_ground8). */
+ * (shade.c, shade_surface8). */
 #if WG_WIDE
-#include <immintrin.h>
-
-#define MAT_WIDE __attribute__((target("avx2"), always_inline)) static inline
-
-typedef __m256 v8f;
-typedef __m256i v8i;
-
-MAT_WIDE v8f v8_k(float x)
-{
-    return _mm256_set1_ps(x);
-}
-
-/* c ? a : b, lane by lane (c from a comparison). */
-MAT_WIDE v8f v8_sel(v8f c, v8f a, v8f b)
-{
-    return _mm256_blendv_ps(b, a, c);
-}
-
-MAT_WIDE v8f v8_add(v8f a, v8f b)
-{
-    return _mm256_add_ps(a, b);
-}
-
-MAT_WIDE v8f v8_sub(v8f a, v8f b)
-{
-    return _mm256_sub_ps(a, b);
-}
-
-MAT_WIDE v8f v8_mul(v8f a, v8f b)
-{
-    return _mm256_mul_ps(a, b);
-}
-
-MAT_WIDE v8f v8_abs(v8f a)
-{
-    return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
-}
-
-MAT_WIDE v8f v8_neg(v8f a)
-{
-    return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f));
-}
-
-#define V8_LT(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
-#define V8_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
-
 /* mat_step */
-MAT_WIDE v8f v8_step(v8f t)
+W8_FN w8f mat8_step(w8f t)
 {
-    const v8f half = v8_k(0.5f), one = v8_k(1.0f);
-    t = v8_mul(half, v8_add(t, v8_abs(t)));
-    t = v8_mul(half, v8_sub(v8_add(t, one), v8_abs(v8_sub(t, one))));
-    return v8_mul(v8_mul(t, t), v8_sub(v8_k(3.0f), v8_mul(v8_k(2.0f), t)));
+    const w8f half = w8_k(0.5f), one = w8_k(1.0f);
+    t = W8_MUL(half, W8_ADD(t, w8_abs(t)));
+    t = W8_MUL(half, W8_SUB(W8_ADD(t, one), w8_abs(W8_SUB(t, one))));
+    return W8_MUL(W8_MUL(t, t), W8_SUB(w8_k(3.0f), W8_MUL(w8_k(2.0f), t)));
 }
 
 typedef struct {
-    v8f r, g, b;
-} v8rgb;
+    w8f r, g, b;
+} mat8_rgb_t;
 
-MAT_WIDE v8rgb v8_rgb(wg_rgb c)
+W8_FN mat8_rgb_t mat8_rgb(wg_rgb c)
 {
-    return (v8rgb){v8_k(c.r), v8_k(c.g), v8_k(c.b)};
+    return (mat8_rgb_t){w8_k(c.r), w8_k(c.g), w8_k(c.b)};
 }
 
 /* wg_mix: a * (1 - t) + b * t */
-MAT_WIDE v8rgb v8_mix(v8rgb a, v8rgb b, v8f t)
+W8_FN mat8_rgb_t mat8_mix(mat8_rgb_t a, mat8_rgb_t b, w8f t)
 {
-    v8f s = v8_sub(v8_k(1.0f), t);
-    return (v8rgb){v8_add(v8_mul(a.r, s), v8_mul(b.r, t)),
-                   v8_add(v8_mul(a.g, s), v8_mul(b.g, t)),
-                   v8_add(v8_mul(a.b, s), v8_mul(b.b, t))};
+    w8f s = W8_SUB(w8_k(1.0f), t);
+    return (mat8_rgb_t){W8_ADD(W8_MUL(a.r, s), W8_MUL(b.r, t)),
+                   W8_ADD(W8_MUL(a.g, s), W8_MUL(b.g, t)),
+                   W8_ADD(W8_MUL(a.b, s), W8_MUL(b.b, t))};
 }
 
-MAT_WIDE v8rgb v8_sel_rgb(v8f c, v8rgb a, v8rgb b)
+W8_FN mat8_rgb_t mat8_sel_rgb(w8f c, mat8_rgb_t a, mat8_rgb_t b)
 {
-    return (v8rgb){v8_sel(c, a.r, b.r), v8_sel(c, a.g, b.g),
-                   v8_sel(c, a.b, b.b)};
+    return (mat8_rgb_t){w8_sel(c, a.r, b.r), w8_sel(c, a.g, b.g),
+                   w8_sel(c, a.b, b.b)};
 }
 
 /* floor(x) as an int, and x less it, as mat_noise and mat_gradient_slope
  * take them. */
-MAT_WIDE v8i v8_floor(v8f x, v8f *frac)
+W8_FN w8i mat8_floor(w8f x, w8f *frac)
 {
-    v8i i = _mm256_cvttps_epi32(x);
-    v8i below = _mm256_castps_si256(V8_LT(x, _mm256_cvtepi32_ps(i)));
+    w8i i = _mm256_cvttps_epi32(x);
+    w8i below = _mm256_castps_si256(W8_LT(x, _mm256_cvtepi32_ps(i)));
     i = _mm256_add_epi32(i, below); /* less one where x < (float)i */
-    *frac = v8_sub(x, _mm256_cvtepi32_ps(i));
+    *frac = W8_SUB(x, _mm256_cvtepi32_ps(i));
     return i;
 }
 
 /* mat_corner's and mat_gradient's hash of lattice point (i, j). */
-MAT_WIDE v8i v8_hash(v8i i, v8i j)
+W8_FN w8i mat8_hash(w8i i, w8i j)
 {
-    v8i h = _mm256_xor_si256(
+    w8i h = _mm256_xor_si256(
         _mm256_mullo_epi32(i, _mm256_set1_epi32((int)0x8DA6B343u)),
         _mm256_mullo_epi32(j, _mm256_set1_epi32((int)0xD8163841u)));
     h = _mm256_xor_si256(h, _mm256_srli_epi32(h, 15));
@@ -468,108 +423,108 @@ MAT_WIDE v8i v8_hash(v8i i, v8i j)
 }
 
 /* mat_corner */
-MAT_WIDE v8f v8_corner(v8i i, v8i j)
+W8_FN w8f mat8_corner(w8i i, w8i j)
 {
-    v8i bits = _mm256_or_si256(_mm256_srli_epi32(v8_hash(i, j), 9),
+    w8i bits = _mm256_or_si256(_mm256_srli_epi32(mat8_hash(i, j), 9),
                                _mm256_set1_epi32(0x40000000));
-    return v8_sub(_mm256_castsi256_ps(bits), v8_k(3.0f));
+    return W8_SUB(_mm256_castsi256_ps(bits), w8_k(3.0f));
 }
 
 /* mat_noise */
-MAT_WIDE v8f v8_noise(v8f x, v8f z)
+W8_FN w8f mat8_noise(w8f x, w8f z)
 {
-    v8f u, v;
-    v8i i = v8_floor(x, &u), j = v8_floor(z, &v);
-    const v8f three = v8_k(3.0f), two = v8_k(2.0f);
-    u = v8_mul(v8_mul(u, u), v8_sub(three, v8_mul(two, u)));
-    v = v8_mul(v8_mul(v, v), v8_sub(three, v8_mul(two, v)));
-    const v8i one = _mm256_set1_epi32(1);
-    v8i i1 = _mm256_add_epi32(i, one), j1 = _mm256_add_epi32(j, one);
-    v8f a = v8_corner(i, j), b = v8_corner(i1, j);
-    v8f c = v8_corner(i, j1), d = v8_corner(i1, j1);
-    v8f top = v8_add(a, v8_mul(v8_sub(b, a), u));
-    v8f bot = v8_add(c, v8_mul(v8_sub(d, c), u));
-    return v8_add(top, v8_mul(v8_sub(bot, top), v));
+    w8f u, v;
+    w8i i = mat8_floor(x, &u), j = mat8_floor(z, &v);
+    const w8f three = w8_k(3.0f), two = w8_k(2.0f);
+    u = W8_MUL(W8_MUL(u, u), W8_SUB(three, W8_MUL(two, u)));
+    v = W8_MUL(W8_MUL(v, v), W8_SUB(three, W8_MUL(two, v)));
+    const w8i one = _mm256_set1_epi32(1);
+    w8i i1 = _mm256_add_epi32(i, one), j1 = _mm256_add_epi32(j, one);
+    w8f a = mat8_corner(i, j), b = mat8_corner(i1, j);
+    w8f c = mat8_corner(i, j1), d = mat8_corner(i1, j1);
+    w8f top = W8_ADD(a, W8_MUL(W8_SUB(b, a), u));
+    w8f bot = W8_ADD(c, W8_MUL(W8_SUB(d, c), u));
+    return W8_ADD(top, W8_MUL(W8_SUB(bot, top), v));
 }
 
 /* mat_gradient: the direction's two parts by the hash's low three bits. */
-MAT_WIDE void v8_gradient(v8i i, v8i j, v8f *gx, v8f *gz)
+W8_FN void mat8_gradient(w8i i, w8i j, w8f *gx, w8f *gz)
 {
-    const v8f dx = _mm256_setr_ps(0.9238795f, 0.3826834f, -0.3826834f,
+    const w8f dx = _mm256_setr_ps(0.9238795f, 0.3826834f, -0.3826834f,
                                   -0.9238795f, -0.9238795f, -0.3826834f,
                                   0.3826834f, 0.9238795f);
-    const v8f dz = _mm256_setr_ps(0.3826834f, 0.9238795f, 0.9238795f,
+    const w8f dz = _mm256_setr_ps(0.3826834f, 0.9238795f, 0.9238795f,
                                   0.3826834f, -0.3826834f, -0.9238795f,
                                   -0.9238795f, -0.3826834f);
-    v8i h = v8_hash(i, j);
+    w8i h = mat8_hash(i, j);
     *gx = _mm256_permutevar8x32_ps(dx, h);
     *gz = _mm256_permutevar8x32_ps(dz, h);
 }
 
 /* mat_gradient_slope */
-MAT_WIDE void v8_gradient_slope(v8f x, v8f z, v8f *sx, v8f *sz)
+W8_FN void mat8_gradient_slope(w8f x, w8f z, w8f *sx, w8f *sz)
 {
-    v8f fx, fz;
-    v8i i = v8_floor(x, &fx), j = v8_floor(z, &fz);
-    const v8f one = v8_k(1.0f), six = v8_k(6.0f), fifteen = v8_k(15.0f),
-              ten = v8_k(10.0f), thirty = v8_k(30.0f), two = v8_k(2.0f);
-    v8f u = v8_mul(v8_mul(v8_mul(fx, fx), fx),
-                   v8_add(v8_mul(fx, v8_sub(v8_mul(fx, six), fifteen)), ten));
-    v8f v = v8_mul(v8_mul(v8_mul(fz, fz), fz),
-                   v8_add(v8_mul(fz, v8_sub(v8_mul(fz, six), fifteen)), ten));
-    v8f du = v8_mul(v8_mul(v8_mul(thirty, fx), fx),
-                    v8_add(v8_mul(fx, v8_sub(fx, two)), one));
-    v8f dv = v8_mul(v8_mul(v8_mul(thirty, fz), fz),
-                    v8_add(v8_mul(fz, v8_sub(fz, two)), one));
-    const v8i i1 = _mm256_add_epi32(i, _mm256_set1_epi32(1));
-    const v8i j1 = _mm256_add_epi32(j, _mm256_set1_epi32(1));
-    v8f ax, az, bx, bz, cx, cz, dx, dz;
-    v8_gradient(i, j, &ax, &az);
-    v8_gradient(i1, j, &bx, &bz);
-    v8_gradient(i, j1, &cx, &cz);
-    v8_gradient(i1, j1, &dx, &dz);
-    v8f fx1 = v8_sub(fx, one), fz1 = v8_sub(fz, one);
-    v8f va = v8_add(v8_mul(ax, fx), v8_mul(az, fz));
-    v8f vb = v8_add(v8_mul(bx, fx1), v8_mul(bz, fz));
-    v8f vc = v8_add(v8_mul(cx, fx), v8_mul(cz, fz1));
-    v8f vd = v8_add(v8_mul(dx, fx1), v8_mul(dz, fz1));
-    v8f k = v8_add(v8_sub(v8_sub(va, vb), vc), vd);
-    v8f uv = v8_mul(u, v);
-    *sx = v8_add(
-        v8_add(v8_add(v8_add(ax, v8_mul(u, v8_sub(bx, ax))),
-                      v8_mul(v, v8_sub(cx, ax))),
-               v8_mul(uv, v8_add(v8_sub(v8_sub(ax, bx), cx), dx))),
-        v8_mul(du, v8_sub(v8_add(v8_mul(v, k), vb), va)));
-    *sz = v8_add(
-        v8_add(v8_add(v8_add(az, v8_mul(u, v8_sub(bz, az))),
-                      v8_mul(v, v8_sub(cz, az))),
-               v8_mul(uv, v8_add(v8_sub(v8_sub(az, bz), cz), dz))),
-        v8_mul(dv, v8_sub(v8_add(v8_mul(u, k), vc), va)));
+    w8f fx, fz;
+    w8i i = mat8_floor(x, &fx), j = mat8_floor(z, &fz);
+    const w8f one = w8_k(1.0f), six = w8_k(6.0f), fifteen = w8_k(15.0f),
+              ten = w8_k(10.0f), thirty = w8_k(30.0f), two = w8_k(2.0f);
+    w8f u = W8_MUL(W8_MUL(W8_MUL(fx, fx), fx),
+                   W8_ADD(W8_MUL(fx, W8_SUB(W8_MUL(fx, six), fifteen)), ten));
+    w8f v = W8_MUL(W8_MUL(W8_MUL(fz, fz), fz),
+                   W8_ADD(W8_MUL(fz, W8_SUB(W8_MUL(fz, six), fifteen)), ten));
+    w8f du = W8_MUL(W8_MUL(W8_MUL(thirty, fx), fx),
+                    W8_ADD(W8_MUL(fx, W8_SUB(fx, two)), one));
+    w8f dv = W8_MUL(W8_MUL(W8_MUL(thirty, fz), fz),
+                    W8_ADD(W8_MUL(fz, W8_SUB(fz, two)), one));
+    const w8i i1 = _mm256_add_epi32(i, _mm256_set1_epi32(1));
+    const w8i j1 = _mm256_add_epi32(j, _mm256_set1_epi32(1));
+    w8f ax, az, bx, bz, cx, cz, dx, dz;
+    mat8_gradient(i, j, &ax, &az);
+    mat8_gradient(i1, j, &bx, &bz);
+    mat8_gradient(i, j1, &cx, &cz);
+    mat8_gradient(i1, j1, &dx, &dz);
+    w8f fx1 = W8_SUB(fx, one), fz1 = W8_SUB(fz, one);
+    w8f va = W8_ADD(W8_MUL(ax, fx), W8_MUL(az, fz));
+    w8f vb = W8_ADD(W8_MUL(bx, fx1), W8_MUL(bz, fz));
+    w8f vc = W8_ADD(W8_MUL(cx, fx), W8_MUL(cz, fz1));
+    w8f vd = W8_ADD(W8_MUL(dx, fx1), W8_MUL(dz, fz1));
+    w8f k = W8_ADD(W8_SUB(W8_SUB(va, vb), vc), vd);
+    w8f uv = W8_MUL(u, v);
+    *sx = W8_ADD(
+        W8_ADD(W8_ADD(W8_ADD(ax, W8_MUL(u, W8_SUB(bx, ax))),
+                      W8_MUL(v, W8_SUB(cx, ax))),
+               W8_MUL(uv, W8_ADD(W8_SUB(W8_SUB(ax, bx), cx), dx))),
+        W8_MUL(du, W8_SUB(W8_ADD(W8_MUL(v, k), vb), va)));
+    *sz = W8_ADD(
+        W8_ADD(W8_ADD(W8_ADD(az, W8_MUL(u, W8_SUB(bz, az))),
+                      W8_MUL(v, W8_SUB(cz, az))),
+               W8_MUL(uv, W8_ADD(W8_SUB(W8_SUB(az, bz), cz), dz))),
+        W8_MUL(dv, W8_SUB(W8_ADD(W8_MUL(u, k), vc), va)));
 }
 
 /* mat_relief_octave: its slope added to (sx, sz) where the octave shows
  * (fade > 0). */
-MAT_WIDE void v8_relief_octave(v8f x, v8f z, v8f foot, float f, float cs,
-                               float sn, float ox, float oz, v8f w, v8f *sx,
-                               v8f *sz)
+W8_FN void mat8_relief_octave(w8f x, w8f z, w8f foot, float f, float cs,
+                               float sn, float ox, float oz, w8f w, w8f *sx,
+                               w8f *sz)
 {
-    const v8f vf = v8_k(f), vcs = v8_k(cs), vsn = v8_k(sn);
-    v8f fade = v8_sub(v8_k(2.0f), v8_mul(v8_mul(v8_k(4.0f), foot), vf));
-    v8f shows = V8_GT(fade, v8_k(0.0f));
-    v8f one = v8_k(1.0f);
-    w = v8_mul(w, v8_mul(vf, v8_sel(V8_LT(fade, one), fade, one)));
-    v8f u = v8_sub(v8_mul(vcs, x), v8_mul(vsn, z));
-    v8f v = v8_add(v8_mul(vsn, x), v8_mul(vcs, z));
-    v8f gu, gv;
-    v8_gradient_slope(v8_add(v8_mul(u, vf), v8_k(ox)),
-                      v8_add(v8_mul(v, vf), v8_k(oz)), &gu, &gv);
-    v8f ax = v8_add(*sx, v8_mul(w, v8_add(v8_mul(vcs, gu), v8_mul(vsn, gv))));
-    v8f az = v8_add(*sz, v8_mul(w, v8_sub(v8_mul(vcs, gv), v8_mul(vsn, gu))));
-    *sx = v8_sel(shows, ax, *sx);
-    *sz = v8_sel(shows, az, *sz);
+    const w8f vf = w8_k(f), vcs = w8_k(cs), vsn = w8_k(sn);
+    w8f fade = W8_SUB(w8_k(2.0f), W8_MUL(W8_MUL(w8_k(4.0f), foot), vf));
+    w8f shows = W8_GT(fade, w8_k(0.0f));
+    w8f one = w8_k(1.0f);
+    w = W8_MUL(w, W8_MUL(vf, w8_sel(W8_LT(fade, one), fade, one)));
+    w8f u = W8_SUB(W8_MUL(vcs, x), W8_MUL(vsn, z));
+    w8f v = W8_ADD(W8_MUL(vsn, x), W8_MUL(vcs, z));
+    w8f gu, gv;
+    mat8_gradient_slope(W8_ADD(W8_MUL(u, vf), w8_k(ox)),
+                      W8_ADD(W8_MUL(v, vf), w8_k(oz)), &gu, &gv);
+    w8f ax = W8_ADD(*sx, W8_MUL(w, W8_ADD(W8_MUL(vcs, gu), W8_MUL(vsn, gv))));
+    w8f az = W8_ADD(*sz, W8_MUL(w, W8_SUB(W8_MUL(vcs, gv), W8_MUL(vsn, gu))));
+    *sx = w8_sel(shows, ax, *sx);
+    *sz = w8_sel(shows, az, *sz);
 }
 
-MAT_WIDE v8f v8_load(const float *p)
+W8_FN w8f mat8_load(const float *p)
 {
     return _mm256_loadu_ps(p);
 }
@@ -578,156 +533,156 @@ __attribute__((target("avx2"))) void
 wg_relief8(const wg_ground8 *g, const float depth[8], const float foot[8],
            float n[3][8])
 {
-    const v8f zero = v8_k(0.0f), one = v8_k(1.0f);
-    const v8f ny = v8_load(g->n[1]), d = v8_load(depth), x = v8_load(g->x),
-              z = v8_load(g->z);
-    v8f amp = v8_mul(v8_mul(v8_k(MAT_RELIEF),
-                            v8_add(v8_k(0.4f),
-                                   v8_mul(v8_k(2.5f), v8_sub(one, ny)))),
-                     v8_step(v8_mul(v8_sub(ny, v8_k(0.2f)), v8_k(2.5f))));
-    amp = v8_sel(V8_GT(d, zero),
-                 v8_mul(amp, v8_sub(one, v8_step(v8_mul(d, v8_k(500.0f))))),
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
+    const w8f ny = mat8_load(g->n[1]), d = mat8_load(depth), x = mat8_load(g->x),
+              z = mat8_load(g->z);
+    w8f amp = W8_MUL(W8_MUL(w8_k(MAT_RELIEF),
+                            W8_ADD(w8_k(0.4f),
+                                   W8_MUL(w8_k(2.5f), W8_SUB(one, ny)))),
+                     mat8_step(W8_MUL(W8_SUB(ny, w8_k(0.2f)), w8_k(2.5f))));
+    amp = w8_sel(W8_GT(d, zero),
+                 W8_MUL(amp, W8_SUB(one, mat8_step(W8_MUL(d, w8_k(500.0f))))),
                  amp);
-    v8f sx = zero, sz = zero;
-    const v8f ft = v8_load(foot);
-    v8_relief_octave(x, z, ft, MAT_RELIEF_F1, 0.8678f, 0.4969f, 3.5f, 1.25f,
+    w8f sx = zero, sz = zero;
+    const w8f ft = mat8_load(foot);
+    mat8_relief_octave(x, z, ft, MAT_RELIEF_F1, 0.8678f, 0.4969f, 3.5f, 1.25f,
                      amp, &sx, &sz);
-    v8_relief_octave(x, z, ft, MAT_RELIEF_F2, 0.5f, 0.8660254f, 14.5f, 8.25f,
-                     v8_mul(v8_k(0.5f), amp), &sx, &sz);
+    mat8_relief_octave(x, z, ft, MAT_RELIEF_F2, 0.5f, 0.8660254f, 14.5f, 8.25f,
+                     W8_MUL(w8_k(0.5f), amp), &sx, &sz);
     /* Tilted where there is relief (amp > 0) and it moved the normal. */
-    v8f tilt = _mm256_andnot_ps(
-        _mm256_and_ps(_mm256_cmp_ps(sx, zero, _CMP_EQ_OQ),
-                      _mm256_cmp_ps(sz, zero, _CMP_EQ_OQ)),
-        V8_GT(amp, zero));
-    v8f n0 = v8_load(n[0]), n1 = v8_load(n[1]), n2 = v8_load(n[2]);
-    v8f t0 = v8_sub(n0, sx), t2 = v8_sub(n2, sz);
-    v8f l = _mm256_div_ps(
-        one, _mm256_sqrt_ps(v8_add(v8_add(v8_mul(t0, t0), v8_mul(n1, n1)),
-                                   v8_mul(t2, t2))));
-    _mm256_storeu_ps(n[0], v8_sel(tilt, v8_mul(t0, l), n0));
-    _mm256_storeu_ps(n[1], v8_sel(tilt, v8_mul(n1, l), n1));
-    _mm256_storeu_ps(n[2], v8_sel(tilt, v8_mul(t2, l), n2));
+    w8f tilt = _mm256_andnot_ps(
+        _mm256_and_ps(W8_EQ(sx, zero),
+                      W8_EQ(sz, zero)),
+        W8_GT(amp, zero));
+    w8f n0 = mat8_load(n[0]), n1 = mat8_load(n[1]), n2 = mat8_load(n[2]);
+    w8f t0 = W8_SUB(n0, sx), t2 = W8_SUB(n2, sz);
+    w8f l = W8_DIV(
+        one, _mm256_sqrt_ps(W8_ADD(W8_ADD(W8_MUL(t0, t0), W8_MUL(n1, n1)),
+                                   W8_MUL(t2, t2))));
+    _mm256_storeu_ps(n[0], w8_sel(tilt, W8_MUL(t0, l), n0));
+    _mm256_storeu_ps(n[1], w8_sel(tilt, W8_MUL(n1, l), n1));
+    _mm256_storeu_ps(n[2], w8_sel(tilt, W8_MUL(t2, l), n2));
 }
 
 __attribute__((target("avx2"))) void
 wg_albedo8(const wg_materials *m, const wg_ground8 *g, float rgb[3][8])
 {
-    const v8f zero = v8_k(0.0f), one = v8_k(1.0f);
-    const v8f x = v8_load(g->x), z = v8_load(g->z);
-    v8f patch = v8_noise(v8_add(v8_mul(x, v8_k(MAT_PATCH)), v8_k(0.5f)),
-                         v8_add(v8_mul(z, v8_k(MAT_PATCH)), v8_k(0.5f)));
-    v8f grain = v8_noise(v8_add(v8_mul(x, v8_k(MAT_GRAIN)), v8_k(7.25f)),
-                         v8_add(v8_mul(z, v8_k(MAT_GRAIN)), v8_k(3.5f)));
-    v8f above = v8_sub(v8_load(g->h), v8_k(m->sea));
-    v8f sed = v8_load(g->sediment), water = v8_load(g->water);
-    v8f alt = v8_add(v8_add(v8_mul(above, v8_k(m->inv_span)),
-                            v8_mul(v8_k(0.025f), patch)),
-                     v8_mul(v8_k(0.008f), grain));
-    v8f ny = v8_add(v8_load(g->n[1]), v8_mul(v8_k(0.03f), grain));
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
+    const w8f x = mat8_load(g->x), z = mat8_load(g->z);
+    w8f patch = mat8_noise(W8_ADD(W8_MUL(x, w8_k(MAT_PATCH)), w8_k(0.5f)),
+                         W8_ADD(W8_MUL(z, w8_k(MAT_PATCH)), w8_k(0.5f)));
+    w8f grain = mat8_noise(W8_ADD(W8_MUL(x, w8_k(MAT_GRAIN)), w8_k(7.25f)),
+                         W8_ADD(W8_MUL(z, w8_k(MAT_GRAIN)), w8_k(3.5f)));
+    w8f above = W8_SUB(mat8_load(g->h), w8_k(m->sea));
+    w8f sed = mat8_load(g->sediment), water = mat8_load(g->water);
+    w8f alt = W8_ADD(W8_ADD(W8_MUL(above, w8_k(m->inv_span)),
+                            W8_MUL(w8_k(0.025f), patch)),
+                     W8_MUL(w8_k(0.008f), grain));
+    w8f ny = W8_ADD(mat8_load(g->n[1]), W8_MUL(w8_k(0.03f), grain));
 
     /* vegetation by altitude */
-    v8rgb c = v8_mix(v8_rgb(m->meadow), v8_rgb(m->grass),
-                     v8_step(v8_mul(v8_sub(alt, v8_k(0.03f)), v8_k(12.0f))));
-    v8f when = _mm256_and_ps(V8_GT(alt, v8_k(0.10f)), V8_LT(alt, v8_k(0.49f)));
-    v8f forest = v8_mul(
-        v8_mul(v8_step(v8_mul(v8_sub(alt, v8_k(0.10f)), v8_k(12.0f))),
-               v8_sub(one, v8_step(v8_mul(v8_sub(alt, v8_k(0.40f)),
-                                          v8_k(12.0f))))),
-        v8_step(v8_mul(v8_add(patch, v8_k(0.45f)), v8_k(3.0f))));
-    c = v8_sel_rgb(when, v8_mix(c, v8_rgb(m->forest), forest), c);
-    when = V8_GT(alt, v8_k(0.42f));
-    v8rgb hi = v8_mix(c, v8_rgb(m->heath),
-                      v8_step(v8_mul(v8_sub(alt, v8_k(0.42f)), v8_k(12.0f))));
-    hi = v8_mix(hi, v8_rgb(m->rock),
-                v8_mul(v8_k(0.6f), v8_step(v8_mul(v8_sub(alt, v8_k(0.56f)),
-                                                  v8_k(10.0f)))));
-    c = v8_sel_rgb(when, hi, c);
+    mat8_rgb_t c = mat8_mix(mat8_rgb(m->meadow), mat8_rgb(m->grass),
+                     mat8_step(W8_MUL(W8_SUB(alt, w8_k(0.03f)), w8_k(12.0f))));
+    w8f when = _mm256_and_ps(W8_GT(alt, w8_k(0.10f)), W8_LT(alt, w8_k(0.49f)));
+    w8f forest = W8_MUL(
+        W8_MUL(mat8_step(W8_MUL(W8_SUB(alt, w8_k(0.10f)), w8_k(12.0f))),
+               W8_SUB(one, mat8_step(W8_MUL(W8_SUB(alt, w8_k(0.40f)),
+                                          w8_k(12.0f))))),
+        mat8_step(W8_MUL(W8_ADD(patch, w8_k(0.45f)), w8_k(3.0f))));
+    c = mat8_sel_rgb(when, mat8_mix(c, mat8_rgb(m->forest), forest), c);
+    when = W8_GT(alt, w8_k(0.42f));
+    mat8_rgb_t hi = mat8_mix(c, mat8_rgb(m->heath),
+                      mat8_step(W8_MUL(W8_SUB(alt, w8_k(0.42f)), w8_k(12.0f))));
+    hi = mat8_mix(hi, mat8_rgb(m->rock),
+                W8_MUL(w8_k(0.6f), mat8_step(W8_MUL(W8_SUB(alt, w8_k(0.56f)),
+                                                  w8_k(10.0f)))));
+    c = mat8_sel_rgb(when, hi, c);
 
     /* stripped ground, and rock where steep */
-    v8f nsed = v8_neg(sed);
-    when = V8_LT(sed, v8_k(-MAT_SCOUR));
-    c = v8_sel_rgb(
+    w8f nsed = w8_neg(sed);
+    when = W8_LT(sed, w8_k(-MAT_SCOUR));
+    c = mat8_sel_rgb(
         when,
-        v8_mix(c, v8_rgb(m->gravel),
-               v8_mul(v8_k(0.5f),
-                      v8_step(v8_mul(v8_sub(nsed, v8_k(MAT_SCOUR)),
-                                     v8_k(1.0f / MAT_SCOUR))))),
+        mat8_mix(c, mat8_rgb(m->gravel),
+               W8_MUL(w8_k(0.5f),
+                      mat8_step(W8_MUL(W8_SUB(nsed, w8_k(MAT_SCOUR)),
+                                     w8_k(1.0f / MAT_SCOUR))))),
         c);
-    when = V8_LT(ny, v8_k(MAT_NY_HI));
-    v8f steep = v8_sel(when,
-                       v8_step(v8_mul(v8_sub(v8_k(MAT_NY_HI), ny),
-                                      v8_k(1.0f / (MAT_NY_HI - MAT_NY_LO)))),
+    when = W8_LT(ny, w8_k(MAT_NY_HI));
+    w8f steep = w8_sel(when,
+                       mat8_step(W8_MUL(W8_SUB(w8_k(MAT_NY_HI), ny),
+                                      w8_k(1.0f / (MAT_NY_HI - MAT_NY_LO)))),
                        zero);
-    c = v8_sel_rgb(when, v8_mix(c, v8_rgb(m->rock), steep), c);
+    c = mat8_sel_rgb(when, mat8_mix(c, mat8_rgb(m->rock), steep), c);
 
     /* deposits */
-    when = V8_GT(sed, v8_k(MAT_DEPOSIT));
+    when = W8_GT(sed, w8_k(MAT_DEPOSIT));
     {
-        v8f dep = v8_step(v8_mul(v8_sub(sed, v8_k(MAT_DEPOSIT)),
-                                 v8_k(1.0f / MAT_DEPOSIT)));
-        v8f thick = v8_step(v8_mul(v8_sub(sed, v8_k(MAT_THICK)),
-                                   v8_k(1.0f / MAT_THICK)));
-        v8f gentle = v8_step(v8_mul(v8_sub(ny, v8_k(0.88f)), v8_k(12.5f)));
-        v8f t = v8_mul(
-            v8_mul(v8_mul(dep, v8_add(v8_k(0.4f), v8_mul(v8_k(0.45f), thick))),
-                   v8_sub(one, steep)),
-            v8_add(thick, v8_mul(v8_sub(one, thick), gentle)));
-        c = v8_sel_rgb(
-            when, v8_mix(c, v8_mix(v8_rgb(m->soil), v8_rgb(m->sand), thick), t),
+        w8f dep = mat8_step(W8_MUL(W8_SUB(sed, w8_k(MAT_DEPOSIT)),
+                                 w8_k(1.0f / MAT_DEPOSIT)));
+        w8f thick = mat8_step(W8_MUL(W8_SUB(sed, w8_k(MAT_THICK)),
+                                   w8_k(1.0f / MAT_THICK)));
+        w8f gentle = mat8_step(W8_MUL(W8_SUB(ny, w8_k(0.88f)), w8_k(12.5f)));
+        w8f t = W8_MUL(
+            W8_MUL(W8_MUL(dep, W8_ADD(w8_k(0.4f), W8_MUL(w8_k(0.45f), thick))),
+                   W8_SUB(one, steep)),
+            W8_ADD(thick, W8_MUL(W8_SUB(one, thick), gentle)));
+        c = mat8_sel_rgb(
+            when, mat8_mix(c, mat8_mix(mat8_rgb(m->soil), mat8_rgb(m->sand), thick), t),
             c);
     }
 
     /* under water, and carved wet ground */
-    v8f flow = zero;
-    when = V8_GT(water, v8_k(WG_WATER_DAMP));
+    w8f flow = zero;
+    when = W8_GT(water, w8_k(WG_WATER_DAMP));
     {
-        v8f fl = v8_step(v8_mul(v8_sub(water, v8_k(WG_WATER_DAMP)),
-                                v8_k(1.0f / (WG_WATER_MIN - WG_WATER_DAMP))));
-        v8f under = v8_step(v8_mul(v8_sub(water, v8_k(WG_WATER_MIN)),
-                                   v8_k(1.0f / WG_WATER_MIN)));
-        v8f carved = v8_step(v8_mul(v8_sub(nsed, v8_k(MAT_CARVED)),
-                                    v8_k(1.0f / (3.0f * MAT_CARVED))));
-        v8rgb w = v8_mix(c, v8_rgb(m->silt), v8_mul(under, v8_sub(one, carved)));
-        w = v8_mix(w, v8_rgb(m->gravel), v8_mul(fl, carved));
-        c = v8_sel_rgb(when, w, c);
-        flow = v8_sel(when, fl, zero);
+        w8f fl = mat8_step(W8_MUL(W8_SUB(water, w8_k(WG_WATER_DAMP)),
+                                w8_k(1.0f / (WG_WATER_MIN - WG_WATER_DAMP))));
+        w8f under = mat8_step(W8_MUL(W8_SUB(water, w8_k(WG_WATER_MIN)),
+                                   w8_k(1.0f / WG_WATER_MIN)));
+        w8f carved = mat8_step(W8_MUL(W8_SUB(nsed, w8_k(MAT_CARVED)),
+                                    w8_k(1.0f / (3.0f * MAT_CARVED))));
+        mat8_rgb_t w = mat8_mix(c, mat8_rgb(m->silt), W8_MUL(under, W8_SUB(one, carved)));
+        w = mat8_mix(w, mat8_rgb(m->gravel), W8_MUL(fl, carved));
+        c = mat8_sel_rgb(when, w, c);
+        flow = w8_sel(when, fl, zero);
     }
 
     /* the shore */
-    when = V8_LT(above, v8_k(0.02f));
+    when = W8_LT(above, w8_k(0.02f));
     {
-        v8f beach = v8_mul(
-            v8_sub(one, v8_step(v8_mul(
-                            v8_sub(v8_sub(above, v8_k(0.006f)),
-                                   v8_mul(v8_k(0.004f), patch)),
-                            v8_k(120.0f)))),
-            v8_step(v8_mul(v8_sub(ny, v8_k(0.6f)), v8_k(5.0f))));
-        v8rgb bed = v8_mix(v8_rgb(m->sand), v8_rgb(m->silt),
-                           v8_step(v8_mul(v8_neg(above), v8_k(40.0f))));
-        c = v8_sel_rgb(when, v8_mix(c, bed, beach), c);
-        v8f line = v8_sub(one, v8_step(v8_mul(above, v8_k(300.0f))));
-        flow = v8_sel(when, v8_sel(V8_GT(flow, line), flow, line), flow);
+        w8f beach = W8_MUL(
+            W8_SUB(one, mat8_step(W8_MUL(
+                            W8_SUB(W8_SUB(above, w8_k(0.006f)),
+                                   W8_MUL(w8_k(0.004f), patch)),
+                            w8_k(120.0f)))),
+            mat8_step(W8_MUL(W8_SUB(ny, w8_k(0.6f)), w8_k(5.0f))));
+        mat8_rgb_t bed = mat8_mix(mat8_rgb(m->sand), mat8_rgb(m->silt),
+                           mat8_step(W8_MUL(w8_neg(above), w8_k(40.0f))));
+        c = mat8_sel_rgb(when, mat8_mix(c, bed, beach), c);
+        w8f line = W8_SUB(one, mat8_step(W8_MUL(above, w8_k(300.0f))));
+        flow = w8_sel(when, w8_sel(W8_GT(flow, line), flow, line), flow);
     }
 
     /* snow */
-    v8f line = v8_add(v8_k(0.62f), v8_mul(v8_k(0.30f), v8_load(g->n[2])));
-    when = V8_GT(alt, v8_sub(line, v8_k(0.05f)));
-    v8f snow = v8_sel(
+    w8f line = W8_ADD(w8_k(0.62f), W8_MUL(w8_k(0.30f), mat8_load(g->n[2])));
+    when = W8_GT(alt, W8_SUB(line, w8_k(0.05f)));
+    w8f snow = w8_sel(
         when,
-        v8_mul(v8_step(v8_add(v8_mul(v8_sub(alt, line), v8_k(8.0f)),
-                              v8_mul(v8_k(0.4f), grain))),
-               v8_step(v8_mul(v8_sub(v8_sub(ny, v8_k(0.48f)),
-                                     v8_mul(v8_k(0.06f), grain)),
-                              v8_k(4.0f)))),
+        W8_MUL(mat8_step(W8_ADD(W8_MUL(W8_SUB(alt, line), w8_k(8.0f)),
+                              W8_MUL(w8_k(0.4f), grain))),
+               mat8_step(W8_MUL(W8_SUB(W8_SUB(ny, w8_k(0.48f)),
+                                     W8_MUL(w8_k(0.06f), grain)),
+                              w8_k(4.0f)))),
         zero);
-    c = v8_sel_rgb(when, v8_mix(c, v8_rgb(m->snow), snow), c);
+    c = mat8_sel_rgb(when, mat8_mix(c, mat8_rgb(m->snow), snow), c);
 
     /* wet ground darker, and the grain */
-    v8f k = v8_mul(
-        v8_sub(one, v8_mul(v8_mul(v8_k(0.4f), flow), v8_sub(one, snow))),
-        v8_add(one, v8_mul(v8_k(0.07f), grain)));
-    _mm256_storeu_ps(rgb[0], v8_mul(c.r, k));
-    _mm256_storeu_ps(rgb[1], v8_mul(c.g, k));
-    _mm256_storeu_ps(rgb[2], v8_mul(c.b, k));
+    w8f k = W8_MUL(
+        W8_SUB(one, W8_MUL(W8_MUL(w8_k(0.4f), flow), W8_SUB(one, snow))),
+        W8_ADD(one, W8_MUL(w8_k(0.07f), grain)));
+    _mm256_storeu_ps(rgb[0], W8_MUL(c.r, k));
+    _mm256_storeu_ps(rgb[1], W8_MUL(c.g, k));
+    _mm256_storeu_ps(rgb[2], W8_MUL(c.b, k));
 }
 #endif

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "wide.h"
 
 /* Keys whose depths differ by less than this (2^13 of the 28-bit depth:
  * 0.8%) belong to one continuous stretch of ground, and the pixel is shaded
@@ -1032,7 +1033,6 @@ static wg_rgb shade_colour(const shade_ctx *c, const shade_meet *m)
 }
 
 #if WG_WIDE
-#include <immintrin.h>
 
 /* shade_colour for eight rays that met the ground (not the water over it,
  * not the block's sides), in AVX2: the same operations in the same order,
@@ -1043,47 +1043,24 @@ static wg_rgb shade_colour(const shade_ctx *c, const shade_meet *m)
  * grazes, the material (wg_albedo8), the light and the haze.  At --size 512
  * the ground is nine in ten of the samples shaded, and one at a time it
  * had been two thirds of the shading's time. */
-#define SHADE_WIDE __attribute__((target("avx2"), always_inline)) static inline
-
-typedef __m256 s8f;
-typedef __m256i s8i;
-
-SHADE_WIDE s8f s8_k(float x)
-{
-    return _mm256_set1_ps(x);
-}
-
-SHADE_WIDE s8f s8_sel(s8f c, s8f a, s8f b)
-{
-    return _mm256_blendv_ps(b, a, c);
-}
-
-#define S8_ADD _mm256_add_ps
-#define S8_SUB _mm256_sub_ps
-#define S8_MUL _mm256_mul_ps
-#define S8_LT(a, b) _mm256_cmp_ps((a), (b), _CMP_LT_OQ)
-#define S8_GT(a, b) _mm256_cmp_ps((a), (b), _CMP_GT_OQ)
-#define S8_LE(a, b) _mm256_cmp_ps((a), (b), _CMP_LE_OQ)
-#define S8_GE(a, b) _mm256_cmp_ps((a), (b), _CMP_GE_OQ)
-
 /* wg_smoothstep: the clamp by comparisons, as it is written there. */
-SHADE_WIDE s8f s8_smooth(s8f t)
+W8_FN w8f shade8_smooth(w8f t)
 {
-    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
-    t = s8_sel(S8_LT(t, zero), zero, s8_sel(S8_GT(t, one), one, t));
-    return S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
+    t = w8_sel(W8_LT(t, zero), zero, w8_sel(W8_GT(t, one), one, t));
+    return W8_MUL(W8_MUL(t, t), W8_SUB(w8_k(3.0f), W8_MUL(w8_k(2.0f), t)));
 }
 
 /* 1 / sqrt((x*x + y*y) + z*z) */
-SHADE_WIDE s8f s8_inv_len(s8f x, s8f y, s8f z)
+W8_FN w8f shade8_inv_len(w8f x, w8f y, w8f z)
 {
-    return _mm256_div_ps(
-        s8_k(1.0f),
-        _mm256_sqrt_ps(S8_ADD(S8_ADD(S8_MUL(x, x), S8_MUL(y, y)),
-                              S8_MUL(z, z))));
+    return W8_DIV(
+        w8_k(1.0f),
+        _mm256_sqrt_ps(W8_ADD(W8_ADD(W8_MUL(x, x), W8_MUL(y, y)),
+                              W8_MUL(z, z))));
 }
 
-SHADE_WIDE s8f s8_gather(const float *base, s8i idx)
+W8_FN w8f shade8_gather(const float *base, w8i idx)
 {
     return _mm256_i32gather_ps(base, idx, 4);
 }
@@ -1125,62 +1102,62 @@ shade_meet8(const shade_ctx *c, const uint64_t id[8], const float sx[8],
         yb[l] = t[n];
         yc[l] = h ? t[n + 1] : t[1];
     }
-    const s8f second =
-        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)half));
-    const s8f sp = s8_k(c->sp), m3 = s8_k(-3.0f);
-    const s8f x0 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cxf), sp));
-    const s8f x1 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cx1f), sp));
-    const s8f z0 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cyf), sp));
-    const s8f z1 = S8_ADD(m3, S8_MUL(_mm256_loadu_ps(cy1f), sp));
+    const w8f second =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const w8i *)half));
+    const w8f sp = w8_k(c->sp), m3 = w8_k(-3.0f);
+    const w8f x0 = W8_ADD(m3, W8_MUL(_mm256_loadu_ps(cxf), sp));
+    const w8f x1 = W8_ADD(m3, W8_MUL(_mm256_loadu_ps(cx1f), sp));
+    const w8f z0 = W8_ADD(m3, W8_MUL(_mm256_loadu_ps(cyf), sp));
+    const w8f z1 = W8_ADD(m3, W8_MUL(_mm256_loadu_ps(cy1f), sp));
     /* half 0: (x0, z0), (x0, z1), (x1, z0); half 1: (x1, z0), (x0, z1),
      * (x1, z1) */
-    const s8f p[3][3] = {
-        {s8_sel(second, x1, x0), _mm256_loadu_ps(ya), z0},
+    const w8f p[3][3] = {
+        {w8_sel(second, x1, x0), _mm256_loadu_ps(ya), z0},
         {x0, _mm256_loadu_ps(yb), z1},
-        {x1, _mm256_loadu_ps(yc), s8_sel(second, z1, z0)}};
+        {x1, _mm256_loadu_ps(yc), w8_sel(second, z1, z0)}};
     /* wg_eye_ray */
-    const s8f fx = _mm256_div_ps(S8_SUB(_mm256_loadu_ps(sx), s8_k(v->cx)),
-                                 s8_k(v->focal));
-    const s8f fy = _mm256_div_ps(S8_SUB(s8_k(v->cy), _mm256_loadu_ps(sy)),
-                                 s8_k(v->focal));
-    s8f dir[3], e1[3], e2[3];
+    const w8f fx = W8_DIV(W8_SUB(_mm256_loadu_ps(sx), w8_k(v->cx)),
+                                 w8_k(v->focal));
+    const w8f fy = W8_DIV(W8_SUB(w8_k(v->cy), _mm256_loadu_ps(sy)),
+                                 w8_k(v->focal));
+    w8f dir[3], e1[3], e2[3];
     for (int i = 0; i < 3; i++) {
-        dir[i] = S8_ADD(S8_ADD(s8_k(v->fwd[i]), S8_MUL(fx, s8_k(v->right[i]))),
-                        S8_MUL(fy, s8_k(v->up[i])));
-        e1[i] = S8_SUB(p[1][i], p[0][i]);
-        e2[i] = S8_SUB(p[2][i], p[0][i]);
+        dir[i] = W8_ADD(W8_ADD(w8_k(v->fwd[i]), W8_MUL(fx, w8_k(v->right[i]))),
+                        W8_MUL(fy, w8_k(v->up[i])));
+        e1[i] = W8_SUB(p[1][i], p[0][i]);
+        e2[i] = W8_SUB(p[2][i], p[0][i]);
     }
-    const s8f nrm[3] = {
-        S8_SUB(S8_MUL(e1[1], e2[2]), S8_MUL(e1[2], e2[1])),
-        S8_SUB(S8_MUL(e1[2], e2[0]), S8_MUL(e1[0], e2[2])),
-        S8_SUB(S8_MUL(e1[0], e2[1]), S8_MUL(e1[1], e2[0]))};
+    const w8f nrm[3] = {
+        W8_SUB(W8_MUL(e1[1], e2[2]), W8_MUL(e1[2], e2[1])),
+        W8_SUB(W8_MUL(e1[2], e2[0]), W8_MUL(e1[0], e2[2])),
+        W8_SUB(W8_MUL(e1[0], e2[1]), W8_MUL(e1[1], e2[0]))};
     const float *e = v->pos;
-    const s8f eye[3] = {s8_k(e[0]), s8_k(e[1]), s8_k(e[2])};
-    s8f den = S8_ADD(S8_ADD(S8_MUL(nrm[0], dir[0]), S8_MUL(nrm[1], dir[1])),
-                     S8_MUL(nrm[2], dir[2]));
-    s8f num = S8_ADD(
-        S8_ADD(S8_MUL(nrm[0], S8_SUB(p[0][0], eye[0])),
-               S8_MUL(nrm[1], S8_SUB(p[0][1], eye[1]))),
-        S8_MUL(nrm[2], S8_SUB(p[0][2], eye[2])));
-    s8f t = _mm256_div_ps(num, den);
-    const s8f meets = _mm256_and_ps(S8_GT(t, s8_k(0.0f)),
-                                    S8_LT(t, s8_k(1e30f)));
-    s8f hit[3], d[3];
+    const w8f eye[3] = {w8_k(e[0]), w8_k(e[1]), w8_k(e[2])};
+    w8f den = W8_ADD(W8_ADD(W8_MUL(nrm[0], dir[0]), W8_MUL(nrm[1], dir[1])),
+                     W8_MUL(nrm[2], dir[2]));
+    w8f num = W8_ADD(
+        W8_ADD(W8_MUL(nrm[0], W8_SUB(p[0][0], eye[0])),
+               W8_MUL(nrm[1], W8_SUB(p[0][1], eye[1]))),
+        W8_MUL(nrm[2], W8_SUB(p[0][2], eye[2])));
+    w8f t = W8_DIV(num, den);
+    const w8f meets = _mm256_and_ps(W8_GT(t, w8_k(0.0f)),
+                                    W8_LT(t, w8_k(1e30f)));
+    w8f hit[3], d[3];
     for (int i = 0; i < 3; i++) {
-        s8f centroid = _mm256_div_ps(S8_ADD(S8_ADD(p[0][i], p[1][i]), p[2][i]),
-                                     s8_k(3.0f));
-        hit[i] = s8_sel(meets, S8_ADD(eye[i], S8_MUL(dir[i], t)), centroid);
-        d[i] = S8_SUB(hit[i], eye[i]);
+        w8f centroid = W8_DIV(W8_ADD(W8_ADD(p[0][i], p[1][i]), p[2][i]),
+                                     w8_k(3.0f));
+        hit[i] = w8_sel(meets, W8_ADD(eye[i], W8_MUL(dir[i], t)), centroid);
+        d[i] = W8_SUB(hit[i], eye[i]);
     }
-    const s8f dist = _mm256_sqrt_ps(
-        S8_ADD(S8_ADD(S8_MUL(d[0], d[0]), S8_MUL(d[1], d[1])),
-               S8_MUL(d[2], d[2])));
-    const s8f inv = _mm256_div_ps(s8_k(1.0f), dist);
+    const w8f dist = _mm256_sqrt_ps(
+        W8_ADD(W8_ADD(W8_MUL(d[0], d[0]), W8_MUL(d[1], d[1])),
+               W8_MUL(d[2], d[2])));
+    const w8f inv = W8_DIV(w8_k(1.0f), dist);
     float o[13][8];
     for (int i = 0; i < 3; i++) {
         _mm256_storeu_ps(o[i], hit[i]);
         _mm256_storeu_ps(o[3 + i], d[i]);
-        _mm256_storeu_ps(o[6 + i], S8_MUL(d[i], inv));
+        _mm256_storeu_ps(o[6 + i], W8_MUL(d[i], inv));
         _mm256_storeu_ps(o[9 + i], nrm[i]);
     }
     _mm256_storeu_ps(o[12], dist);
@@ -1201,31 +1178,31 @@ shade_meet8(const shade_ctx *c, const uint64_t id[8], const float sx[8],
  * corners (film), the surface drawn (level) and the highest wet corner's
  * (cap).  Each sum from 0, in the corners' order. */
 typedef struct shade_fields8 {
-    s8f h, top, sed, n[3], lit, film, level, cap;
+    w8f h, top, sed, n[3], lit, film, level, cap;
 } shade_fields8;
 
 /* shade_weights: the three corners' indices and weights. */
-SHADE_WIDE void shade_corners8(const shade_ctx *c, s8i base, s8f second,
-                               s8f u, s8f v, s8i idx[3], s8f wt[3])
+W8_FN void shade_corners8(const shade_ctx *c, w8i base, w8f second,
+                               w8f u, w8f v, w8i idx[3], w8f wt[3])
 {
-    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
-    u = s8_sel(S8_LT(u, zero), zero, s8_sel(S8_GT(u, one), one, u));
-    v = s8_sel(S8_LT(v, zero), zero, s8_sel(S8_GT(v, one), one, v));
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
+    u = w8_sel(W8_LT(u, zero), zero, w8_sel(W8_GT(u, one), one, u));
+    v = w8_sel(W8_LT(v, zero), zero, w8_sel(W8_GT(v, one), one, v));
     /* half 0, (a, c, b): pulled into u + v <= 1 */
-    s8f s = S8_ADD(u, v), over = S8_GT(s, one);
-    s8f u0 = s8_sel(over, _mm256_div_ps(u, s), u);
-    s8f v0 = s8_sel(over, _mm256_div_ps(v, s), v);
+    w8f s = W8_ADD(u, v), over = W8_GT(s, one);
+    w8f u0 = w8_sel(over, W8_DIV(u, s), u);
+    w8f v0 = w8_sel(over, W8_DIV(v, s), v);
     /* half 1, (b, c, d): pulled into u + v >= 1 */
-    s8f e = S8_MUL(s8_k(0.5f), S8_SUB(S8_SUB(one, u), v));
-    s8f under = S8_GT(e, zero);
-    s8f u1 = s8_sel(under, S8_ADD(u, e), u);
-    s8f v1 = s8_sel(under, S8_ADD(v, e), v);
-    wt[0] = s8_sel(second, S8_SUB(one, v1), S8_SUB(S8_SUB(one, u0), v0)),
-    wt[1] = s8_sel(second, S8_SUB(one, u1), v0);
-    wt[2] = s8_sel(second, S8_SUB(S8_ADD(u1, v1), one), u0);
+    w8f e = W8_MUL(w8_k(0.5f), W8_SUB(W8_SUB(one, u), v));
+    w8f under = W8_GT(e, zero);
+    w8f u1 = w8_sel(under, W8_ADD(u, e), u);
+    w8f v1 = w8_sel(under, W8_ADD(v, e), v);
+    wt[0] = w8_sel(second, W8_SUB(one, v1), W8_SUB(W8_SUB(one, u0), v0)),
+    wt[1] = w8_sel(second, W8_SUB(one, u1), v0);
+    wt[2] = w8_sel(second, W8_SUB(W8_ADD(u1, v1), one), u0);
     /* half 0: a, a + n, a + 1; half 1: a + 1, a + n, a + n + 1 */
-    const s8i n = _mm256_set1_epi32((int32_t)c->n);
-    const s8i step = _mm256_castps_si256(second); /* -1 on half 1 */
+    const w8i n = _mm256_set1_epi32((int32_t)c->n);
+    const w8i step = _mm256_castps_si256(second); /* -1 on half 1 */
     idx[0] = _mm256_sub_epi32(base, step);
     idx[1] = _mm256_add_epi32(base, n);
     idx[2] = _mm256_add_epi32(_mm256_add_epi32(base, _mm256_set1_epi32(1)),
@@ -1233,83 +1210,83 @@ SHADE_WIDE void shade_corners8(const shade_ctx *c, s8i base, s8f second,
 }
 
 /* The fields over the corners (shade_field's sums, and shade_water_at's). */
-SHADE_WIDE void shade_gather8(const shade_ctx *c, const s8i idx[3],
-                              const s8f wt[3], shade_fields8 *o)
+W8_FN void shade_gather8(const shade_ctx *c, const w8i idx[3],
+                              const w8f wt[3], shade_fields8 *o)
 {
-    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
     const wg_fields *f = c->f;
-    s8f hh = zero, ww = zero, ss = zero, nx = zero, ny = zero, nz = zero,
-        ll = zero, film = zero, lv = zero, cap = s8_k(-INFINITY);
+    w8f hh = zero, ww = zero, ss = zero, nx = zero, ny = zero, nz = zero,
+        ll = zero, film = zero, lv = zero, cap = w8_k(-INFINITY);
     for (int k = 0; k < 3; k++) {
         int32_t at[8];
         float litk[8];
-        _mm256_storeu_si256((s8i *)at, idx[k]);
+        _mm256_storeu_si256((w8i *)at, idx[k]);
         for (int l = 0; l < 8; l++)
             litk[l] = (float)c->lit[at[l]];
-        const s8f w = wt[k];
-        const s8f g = s8_gather(f->height, idx[k]);
-        const s8f t = s8_gather(c->top, idx[k]);
-        const s8f lk = s8_gather(c->level, idx[k]);
-        hh = S8_ADD(hh, S8_MUL(g, w));
-        ww = S8_ADD(ww, S8_MUL(t, w));
-        ss = S8_ADD(ss, S8_MUL(s8_gather(f->sediment, idx[k]), w));
-        nx = S8_ADD(nx, S8_MUL(s8_gather(f->nx, idx[k]), w));
-        ny = S8_ADD(ny, S8_MUL(s8_gather(f->ny, idx[k]), w));
-        nz = S8_ADD(nz, S8_MUL(s8_gather(f->nz, idx[k]), w));
-        ll = S8_ADD(ll, S8_MUL(_mm256_loadu_ps(litk), w));
-        const s8f sh = S8_SUB(t, g);
-        film = S8_ADD(film,
-                      S8_MUL(s8_sel(S8_GT(sh, s8_k(WG_WATER_MIN)), zero, sh),
+        const w8f w = wt[k];
+        const w8f g = shade8_gather(f->height, idx[k]);
+        const w8f t = shade8_gather(c->top, idx[k]);
+        const w8f lk = shade8_gather(c->level, idx[k]);
+        hh = W8_ADD(hh, W8_MUL(g, w));
+        ww = W8_ADD(ww, W8_MUL(t, w));
+        ss = W8_ADD(ss, W8_MUL(shade8_gather(f->sediment, idx[k]), w));
+        nx = W8_ADD(nx, W8_MUL(shade8_gather(f->nx, idx[k]), w));
+        ny = W8_ADD(ny, W8_MUL(shade8_gather(f->ny, idx[k]), w));
+        nz = W8_ADD(nz, W8_MUL(shade8_gather(f->nz, idx[k]), w));
+        ll = W8_ADD(ll, W8_MUL(_mm256_loadu_ps(litk), w));
+        const w8f sh = W8_SUB(t, g);
+        film = W8_ADD(film,
+                      W8_MUL(w8_sel(W8_GT(sh, w8_k(WG_WATER_MIN)), zero, sh),
                              w));
-        lv = S8_ADD(lv, S8_MUL(lk, w));
-        cap = s8_sel(_mm256_and_ps(S8_GT(lk, g), S8_GT(lk, cap)), lk, cap);
+        lv = W8_ADD(lv, W8_MUL(lk, w));
+        cap = w8_sel(_mm256_and_ps(W8_GT(lk, g), W8_GT(lk, cap)), lk, cap);
     }
     /* shade_lit */
     {
-        s8f t = S8_SUB(S8_MUL(ll, s8_k(1.0f / SHADE_LIT_SCALE)),
-                       s8_k(SHADE_LIT_REACH));
-        const s8f h5 = s8_k(0.5f), sign = s8_k(-0.0f);
-        t = S8_MUL(h5, S8_ADD(t, _mm256_andnot_ps(sign, t)));
-        t = S8_MUL(h5, S8_SUB(S8_ADD(t, one),
-                              _mm256_andnot_ps(sign, S8_SUB(t, one))));
-        ll = S8_MUL(S8_MUL(t, t), S8_SUB(s8_k(3.0f), S8_MUL(s8_k(2.0f), t)));
+        w8f t = W8_SUB(W8_MUL(ll, w8_k(1.0f / SHADE_LIT_SCALE)),
+                       w8_k(SHADE_LIT_REACH));
+        const w8f h5 = w8_k(0.5f), sign = w8_k(-0.0f);
+        t = W8_MUL(h5, W8_ADD(t, _mm256_andnot_ps(sign, t)));
+        t = W8_MUL(h5, W8_SUB(W8_ADD(t, one),
+                              _mm256_andnot_ps(sign, W8_SUB(t, one))));
+        ll = W8_MUL(W8_MUL(t, t), W8_SUB(w8_k(3.0f), W8_MUL(w8_k(2.0f), t)));
     }
-    const s8f il = s8_inv_len(nx, ny, nz);
+    const w8f il = shade8_inv_len(nx, ny, nz);
     o->h = hh, o->top = ww, o->sed = ss, o->lit = ll;
-    o->n[0] = S8_MUL(nx, il), o->n[1] = S8_MUL(ny, il), o->n[2] = S8_MUL(nz, il);
+    o->n[0] = W8_MUL(nx, il), o->n[1] = W8_MUL(ny, il), o->n[2] = W8_MUL(nz, il);
     o->film = film, o->level = lv, o->cap = cap;
 }
 
 /* The fields at (u, v) of each lane's cell, from its corner 'base' (cy *
  * n + cx) and half (second: half 1), as shade_field gives them, with what
  * shade_water_at adds. */
-SHADE_WIDE void shade_field8(const shade_ctx *c, s8i base, s8f second,
-                             s8f u, s8f v, shade_fields8 *o)
+W8_FN void shade_field8(const shade_ctx *c, w8i base, w8f second,
+                             w8f u, w8f v, shade_fields8 *o)
 {
-    s8i idx[3];
-    s8f wt[3];
+    w8i idx[3];
+    w8f wt[3];
     shade_corners8(c, base, second, u, v, idx, wt);
     shade_gather8(c, idx, wt, o);
 }
 
 /* wg_light */
-SHADE_WIDE void shade_light8(const wg_palette *p, const s8f c[3],
-                             const s8f n[3], s8f lit, s8f out[3])
+W8_FN void shade_light8(const wg_palette *p, const w8f c[3],
+                             const w8f n[3], w8f lit, w8f out[3])
 {
     const float *sun = p->sun;
-    s8f lam = S8_ADD(S8_ADD(S8_MUL(n[0], s8_k(sun[0])),
-                            S8_MUL(n[1], s8_k(sun[1]))),
-                     S8_MUL(n[2], s8_k(sun[2])));
-    lam = s8_sel(S8_GT(lam, s8_k(0.0f)),
-                 S8_MUL(S8_MUL(lam, lit), s8_k(p->sun_light)), s8_k(0.0f));
-    const s8f sky = S8_MUL(S8_ADD(s8_k(0.6f), S8_MUL(s8_k(0.4f), n[1])),
-                           s8_k(p->sky_light));
+    w8f lam = W8_ADD(W8_ADD(W8_MUL(n[0], w8_k(sun[0])),
+                            W8_MUL(n[1], w8_k(sun[1]))),
+                     W8_MUL(n[2], w8_k(sun[2])));
+    lam = w8_sel(W8_GT(lam, w8_k(0.0f)),
+                 W8_MUL(W8_MUL(lam, lit), w8_k(p->sun_light)), w8_k(0.0f));
+    const w8f sky = W8_MUL(W8_ADD(w8_k(0.6f), W8_MUL(w8_k(0.4f), n[1])),
+                           w8_k(p->sky_light));
     const float sunl[3] = {p->sunlight.r, p->sunlight.g, p->sunlight.b};
     const float skyl[3] = {shade_sky_light.r, shade_sky_light.g,
                            shade_sky_light.b};
     for (int i = 0; i < 3; i++)
-        out[i] = S8_MUL(c[i], S8_ADD(S8_MUL(s8_k(sunl[i]), lam),
-                                     S8_MUL(s8_k(skyl[i]), sky)));
+        out[i] = W8_MUL(c[i], W8_ADD(W8_MUL(w8_k(sunl[i]), lam),
+                                     W8_MUL(w8_k(skyl[i]), sky)));
 }
 
 /* shade_mirror for the lanes of 'wet': the land that level water at (x,
@@ -1318,54 +1295,54 @@ SHADE_WIDE void shade_light8(const wg_palette *p, const s8f c[3],
  * are the same for every lane; a lane stops where shade_mirror's loop
  * ends for it (off the block, or covered whole). */
 __attribute__((target("avx2"))) static void
-shade_mirror8(const shade_ctx *c, s8f x, s8f y, s8f z, const s8f dir[3],
-              s8f wet, float seen[8], float land[3][8])
+shade_mirror8(const shade_ctx *c, w8f x, w8f y, w8f z, const w8f dir[3],
+              w8f wet, float seen[8], float land[3][8])
 {
-    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
-    const s8f rx = dir[0], ry = _mm256_xor_ps(dir[1], s8_k(-0.0f)),
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
+    const w8f rx = dir[0], ry = _mm256_xor_ps(dir[1], w8_k(-0.0f)),
               rz = dir[2];
-    s8f on = _mm256_and_ps(
-        wet, _mm256_and_ps(S8_GT(ry, zero),
-                           S8_LT(ry, s8_k(SHADE_MIRROR_STEEP))));
-    s8f cover = zero, lr = zero, lg = zero, lb = zero;
-    const s8f edge = s8_k(3.0f), m_edge = s8_k(-3.0f);
-    const s8f top = s8_k((float)(c->n - 2)), inv_sp = s8_k(c->inv_sp);
+    w8f on = _mm256_and_ps(
+        wet, _mm256_and_ps(W8_GT(ry, zero),
+                           W8_LT(ry, w8_k(SHADE_MIRROR_STEEP))));
+    w8f cover = zero, lr = zero, lg = zero, lb = zero;
+    const w8f edge = w8_k(3.0f), m_edge = w8_k(-3.0f);
+    const w8f top = w8_k((float)(c->n - 2)), inv_sp = w8_k(c->inv_sp);
     for (float s = 1.5f * c->sp; s < SHADE_MIRROR_REACH; s *= 1.6f) {
         if (_mm256_testz_ps(on, on))
             break;
-        const s8f vs = s8_k(s);
-        const s8f px = S8_ADD(x, S8_MUL(rx, vs)), pz = S8_ADD(z, S8_MUL(rz, vs));
+        const w8f vs = w8_k(s);
+        const w8f px = W8_ADD(x, W8_MUL(rx, vs)), pz = W8_ADD(z, W8_MUL(rz, vs));
         on = _mm256_and_ps(
-            on, _mm256_and_ps(_mm256_and_ps(S8_GE(px, m_edge), S8_LE(px, edge)),
-                              _mm256_and_ps(S8_GE(pz, m_edge), S8_LE(pz, edge))));
+            on, _mm256_and_ps(_mm256_and_ps(W8_GE(px, m_edge), W8_LE(px, edge)),
+                              _mm256_and_ps(W8_GE(pz, m_edge), W8_LE(pz, edge))));
         if (_mm256_testz_ps(on, on))
             break;
         /* shade_cell */
-        const s8f gx = S8_MUL(S8_ADD(px, edge), inv_sp);
-        const s8f gz = S8_MUL(S8_ADD(pz, edge), inv_sp);
-        const s8f fx = s8_sel(S8_LT(gx, zero), zero,
-                              s8_sel(S8_GT(gx, top), top, _mm256_floor_ps(gx)));
-        const s8f fz = s8_sel(S8_LT(gz, zero), zero,
-                              s8_sel(S8_GT(gz, top), top, _mm256_floor_ps(gz)));
-        const s8f u = S8_SUB(gx, fx), v = S8_SUB(gz, fz);
-        const s8i cx = _mm256_cvttps_epi32(fx), cy = _mm256_cvttps_epi32(fz);
-        const s8i base = _mm256_add_epi32(
+        const w8f gx = W8_MUL(W8_ADD(px, edge), inv_sp);
+        const w8f gz = W8_MUL(W8_ADD(pz, edge), inv_sp);
+        const w8f fx = w8_sel(W8_LT(gx, zero), zero,
+                              w8_sel(W8_GT(gx, top), top, _mm256_floor_ps(gx)));
+        const w8f fz = w8_sel(W8_LT(gz, zero), zero,
+                              w8_sel(W8_GT(gz, top), top, _mm256_floor_ps(gz)));
+        const w8f u = W8_SUB(gx, fx), v = W8_SUB(gz, fz);
+        const w8i cx = _mm256_cvttps_epi32(fx), cy = _mm256_cvttps_epi32(fz);
+        const w8i base = _mm256_add_epi32(
             _mm256_mullo_epi32(cy, _mm256_set1_epi32((int32_t)c->n)), cx);
-        const s8f second = S8_GT(S8_ADD(u, v), one);
-        s8i idx[3];
-        s8f wt[3];
+        const w8f second = W8_GT(W8_ADD(u, v), one);
+        w8i idx[3];
+        w8f wt[3];
         shade_corners8(c, base, second, u, v, idx, wt);
         /* the surface there (the water shown on the ground), as
          * shade_mirror sums it: from the first corner, not from 0 */
-        const s8f t = S8_ADD(
-            S8_ADD(S8_MUL(s8_gather(c->top, idx[0]), wt[0]),
-                   S8_MUL(s8_gather(c->top, idx[1]), wt[1])),
-            S8_MUL(s8_gather(c->top, idx[2]), wt[2]));
-        const s8f k = s8_smooth(S8_ADD(
-            _mm256_div_ps(S8_SUB(t, S8_ADD(y, S8_MUL(ry, vs))),
-                          s8_k(SHADE_MIRROR_SOFT * s)),
-            s8_k(0.5f)));
-        const s8f more = _mm256_and_ps(on, S8_GT(k, cover));
+        const w8f t = W8_ADD(
+            W8_ADD(W8_MUL(shade8_gather(c->top, idx[0]), wt[0]),
+                   W8_MUL(shade8_gather(c->top, idx[1]), wt[1])),
+            W8_MUL(shade8_gather(c->top, idx[2]), wt[2]));
+        const w8f k = shade8_smooth(W8_ADD(
+            W8_DIV(W8_SUB(t, W8_ADD(y, W8_MUL(ry, vs))),
+                          w8_k(SHADE_MIRROR_SOFT * s)),
+            w8_k(0.5f)));
+        const w8f more = _mm256_and_ps(on, W8_GT(k, cover));
         if (_mm256_testz_ps(more, more))
             continue;
         /* the land there, lit as the picture lights it */
@@ -1376,20 +1353,20 @@ shade_mirror8(const shade_ctx *c, s8f x, s8f y, s8f z, const s8f dir[3],
         _mm256_storeu_ps(g8.x, px);
         _mm256_storeu_ps(g8.z, pz);
         _mm256_storeu_ps(g8.h, fl.h);
-        _mm256_storeu_ps(g8.water, S8_SUB(fl.top, fl.h));
+        _mm256_storeu_ps(g8.water, W8_SUB(fl.top, fl.h));
         _mm256_storeu_ps(g8.sediment, fl.sed);
         for (int i = 0; i < 3; i++)
             _mm256_storeu_ps(g8.n[i], fl.n[i]);
         wg_albedo8(&c->p->mat, &g8, alb);
-        const s8f a8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
+        const w8f a8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
                            _mm256_loadu_ps(alb[2])};
-        s8f lit8[3];
+        w8f lit8[3];
         shade_light8(c->p, a8, fl.n, fl.lit, lit8);
-        lr = s8_sel(more, lit8[0], lr);
-        lg = s8_sel(more, lit8[1], lg);
-        lb = s8_sel(more, lit8[2], lb);
-        cover = s8_sel(more, k, cover);
-        on = _mm256_andnot_ps(_mm256_and_ps(more, S8_GE(cover, one)), on);
+        lr = w8_sel(more, lit8[0], lr);
+        lg = w8_sel(more, lit8[1], lg);
+        lb = w8_sel(more, lit8[2], lb);
+        cover = w8_sel(more, k, cover);
+        on = _mm256_andnot_ps(_mm256_and_ps(more, W8_GE(cover, one)), on);
     }
     _mm256_storeu_ps(seen, cover);
     _mm256_storeu_ps(land[0], lr);
@@ -1401,7 +1378,7 @@ __attribute__((target("avx2"))) static void
 shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
 {
     const wg_palette *p = c->p;
-    const s8f zero = s8_k(0.0f), one = s8_k(1.0f);
+    const w8f zero = w8_k(0.0f), one = w8_k(1.0f);
     float hx[8], hz[8], dd[3][8], un[3][8], dist[8], cxf[8], cyf[8];
     int32_t half[8], base[8], overs[8];
     for (int l = 0; l < 8; l++) {
@@ -1420,125 +1397,125 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
         base[l] = (int32_t)(q->cy * c->n + q->cx);
     }
     /* shade_colour: the point in its cell */
-    const s8f sp = s8_k(c->sp), inv_sp = s8_k(c->inv_sp);
-    const s8f x = _mm256_loadu_ps(hx), z = _mm256_loadu_ps(hz);
-    s8f u = S8_MUL(S8_SUB(x, S8_ADD(s8_k(-3.0f),
-                                   S8_MUL(_mm256_loadu_ps(cxf), sp))),
+    const w8f sp = w8_k(c->sp), inv_sp = w8_k(c->inv_sp);
+    const w8f x = _mm256_loadu_ps(hx), z = _mm256_loadu_ps(hz);
+    w8f u = W8_MUL(W8_SUB(x, W8_ADD(w8_k(-3.0f),
+                                   W8_MUL(_mm256_loadu_ps(cxf), sp))),
                    inv_sp);
-    s8f v = S8_MUL(S8_SUB(z, S8_ADD(s8_k(-3.0f),
-                                   S8_MUL(_mm256_loadu_ps(cyf), sp))),
+    w8f v = W8_MUL(W8_SUB(z, W8_ADD(w8_k(-3.0f),
+                                   W8_MUL(_mm256_loadu_ps(cyf), sp))),
                    inv_sp);
-    const s8f second =
-        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)half));
+    const w8f second =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const w8i *)half));
     shade_fields8 fl;
-    shade_field8(c, _mm256_loadu_si256((const s8i *)base), second, u, v, &fl);
-    const s8f hh = fl.h, ww = fl.top, ss = fl.sed, ll = fl.lit;
-    s8f film = fl.film, lv = fl.level;
-    const s8f cap = fl.cap;
+    shade_field8(c, _mm256_loadu_si256((const w8i *)base), second, u, v, &fl);
+    const w8f hh = fl.h, ww = fl.top, ss = fl.sed, ll = fl.lit;
+    w8f film = fl.film, lv = fl.level;
+    const w8f cap = fl.cap;
     wg_ground8 g8;
     _mm256_storeu_ps(g8.n[0], fl.n[0]);
     _mm256_storeu_ps(g8.n[1], fl.n[1]);
     _mm256_storeu_ps(g8.n[2], fl.n[2]);
-    const s8f water = S8_SUB(ww, hh);
+    const w8f water = W8_SUB(ww, hh);
     /* shade_colour: the water's rise, where the materials would see water
      * (below the water's level: only its rise <= 0 on the ground) */
-    const s8f damp = S8_GT(water, s8_k(WG_WATER_DAMP));
-    lv = s8_sel(S8_LT(lv, cap), lv, cap);
-    const s8f rw = S8_SUB(lv, hh);
+    const w8f damp = W8_GT(water, w8_k(WG_WATER_DAMP));
+    lv = w8_sel(W8_LT(lv, cap), lv, cap);
+    const w8f rw = W8_SUB(lv, hh);
     /* the water's own: its depth (shade_depth), and no film */
-    const s8f water_ray =
-        _mm256_castsi256_ps(_mm256_loadu_si256((const s8i *)overs));
-    const s8f rise = s8_sel(
-        water_ray, s8_sel(S8_GT(rw, zero), rw, zero),
-        s8_sel(damp, s8_sel(S8_LT(rw, zero), rw, zero), zero));
-    film = s8_sel(_mm256_andnot_ps(water_ray, damp), film, zero);
+    const w8f water_ray =
+        _mm256_castsi256_ps(_mm256_loadu_si256((const w8i *)overs));
+    const w8f rise = w8_sel(
+        water_ray, w8_sel(W8_GT(rw, zero), rw, zero),
+        w8_sel(damp, w8_sel(W8_LT(rw, zero), rw, zero), zero));
+    film = w8_sel(_mm256_andnot_ps(water_ray, damp), film, zero);
     /* The footprint. */
-    const s8f d0 = _mm256_loadu_ps(dd[0]), d1 = _mm256_loadu_ps(dd[1]),
+    const w8f d0 = _mm256_loadu_ps(dd[0]), d1 = _mm256_loadu_ps(dd[1]),
               d2 = _mm256_loadu_ps(dd[2]);
     const float *fwd = c->v->fwd;
-    s8f depth = S8_ADD(S8_ADD(S8_MUL(d0, s8_k(fwd[0])), S8_MUL(d1, s8_k(fwd[1]))),
-                       S8_MUL(d2, s8_k(fwd[2])));
+    w8f depth = W8_ADD(W8_ADD(W8_MUL(d0, w8_k(fwd[0])), W8_MUL(d1, w8_k(fwd[1]))),
+                       W8_MUL(d2, w8_k(fwd[2])));
     float foot[8];
-    _mm256_storeu_ps(foot, _mm256_div_ps(S8_MUL(depth, s8_k((float)c->aa)),
-                                         s8_k(c->v->focal)));
+    _mm256_storeu_ps(foot, W8_DIV(W8_MUL(depth, w8_k((float)c->aa)),
+                                         w8_k(c->v->focal)));
     /* shade_surface: the depth drawn, the material's water */
-    const s8f d = s8_sel(S8_GT(rise, zero), rise, zero);
-    s8f mw = water;
+    const w8f d = w8_sel(W8_GT(rise, zero), rise, zero);
+    w8f mw = water;
     {
-        const s8f wmin = s8_k(WG_WATER_MIN);
-        s8f drawn = s8_sel(S8_GT(d, wmin), d, wmin);
-        mw = s8_sel(S8_GT(mw, wmin), s8_sel(S8_LT(drawn, mw), drawn, mw), mw);
+        const w8f wmin = w8_k(WG_WATER_MIN);
+        w8f drawn = w8_sel(W8_GT(d, wmin), d, wmin);
+        mw = w8_sel(W8_GT(mw, wmin), w8_sel(W8_LT(drawn, mw), drawn, mw), mw);
     }
     {
-        s8f shore = _mm256_and_ps(S8_LT(rise, zero),
-                                  S8_GT(rise, s8_k(-INFINITY)));
-        s8f wet = S8_MUL(mw, S8_SUB(one, s8_smooth(S8_MUL(
-                                             _mm256_xor_ps(rise, s8_k(-0.0f)),
-                                             s8_k(1.0f / SHADE_SHORE_WET)))));
-        wet = s8_sel(S8_GT(wet, film), wet, film);
-        mw = s8_sel(shore, s8_sel(S8_LT(wet, mw), wet, mw), mw);
+        w8f shore = _mm256_and_ps(W8_LT(rise, zero),
+                                  W8_GT(rise, w8_k(-INFINITY)));
+        w8f wet = W8_MUL(mw, W8_SUB(one, shade8_smooth(W8_MUL(
+                                             _mm256_xor_ps(rise, w8_k(-0.0f)),
+                                             w8_k(1.0f / SHADE_SHORE_WET)))));
+        wet = w8_sel(W8_GT(wet, film), wet, film);
+        mw = w8_sel(shore, w8_sel(W8_LT(wet, mw), wet, mw), mw);
     }
     _mm256_storeu_ps(g8.x, x);
     _mm256_storeu_ps(g8.z, z);
     _mm256_storeu_ps(g8.h, hh);
     _mm256_storeu_ps(g8.sediment, ss);
     /* the bed's normal tilted up with the depth over it */
-    s8f b0 = _mm256_loadu_ps(g8.n[0]), b1 = _mm256_loadu_ps(g8.n[1]),
+    w8f b0 = _mm256_loadu_ps(g8.n[0]), b1 = _mm256_loadu_ps(g8.n[1]),
         b2 = _mm256_loadu_ps(g8.n[2]);
     {
-        const s8f bed = S8_GT(d, zero);
-        const s8f kb = s8_smooth(S8_MUL(d, s8_k(1.0f / SHADE_BED_SOFT)));
-        const s8f t0 = S8_SUB(b0, S8_MUL(b0, kb));
-        const s8f t1 = S8_ADD(b1, S8_MUL(S8_SUB(one, b1), kb));
-        const s8f t2 = S8_SUB(b2, S8_MUL(b2, kb));
-        const s8f il = s8_inv_len(t0, t1, t2);
-        b0 = s8_sel(bed, S8_MUL(t0, il), b0);
-        b1 = s8_sel(bed, S8_MUL(t1, il), b1);
-        b2 = s8_sel(bed, S8_MUL(t2, il), b2);
+        const w8f bed = W8_GT(d, zero);
+        const w8f kb = shade8_smooth(W8_MUL(d, w8_k(1.0f / SHADE_BED_SOFT)));
+        const w8f t0 = W8_SUB(b0, W8_MUL(b0, kb));
+        const w8f t1 = W8_ADD(b1, W8_MUL(W8_SUB(one, b1), kb));
+        const w8f t2 = W8_SUB(b2, W8_MUL(b2, kb));
+        const w8f il = shade8_inv_len(t0, t1, t2);
+        b0 = w8_sel(bed, W8_MUL(t0, il), b0);
+        b1 = w8_sel(bed, W8_MUL(t1, il), b1);
+        b2 = w8_sel(bed, W8_MUL(t2, il), b2);
     }
     /* the relief, faded where the sun grazes the slope */
     const float *sun = p->sun;
-    s8f k = s8_smooth(S8_MUL(
-        S8_ADD(S8_ADD(S8_MUL(b0, s8_k(sun[0])), S8_MUL(b1, s8_k(sun[1]))),
-               S8_MUL(b2, s8_k(sun[2]))),
-        s8_k(1.0f / SHADE_RELIEF_TERMINATOR)));
+    w8f k = shade8_smooth(W8_MUL(
+        W8_ADD(W8_ADD(W8_MUL(b0, w8_k(sun[0])), W8_MUL(b1, w8_k(sun[1]))),
+               W8_MUL(b2, w8_k(sun[2]))),
+        w8_k(1.0f / SHADE_RELIEF_TERMINATOR)));
     float nr[3][8], depth8[8];
     _mm256_storeu_ps(nr[0], b0);
     _mm256_storeu_ps(nr[1], b1);
     _mm256_storeu_ps(nr[2], b2);
     _mm256_storeu_ps(depth8, d);
     wg_relief8(&g8, depth8, foot, nr);
-    s8f n0 = _mm256_loadu_ps(nr[0]), n1 = _mm256_loadu_ps(nr[1]),
+    w8f n0 = _mm256_loadu_ps(nr[0]), n1 = _mm256_loadu_ps(nr[1]),
         n2 = _mm256_loadu_ps(nr[2]);
     {
-        s8f m0 = S8_ADD(b0, S8_MUL(S8_SUB(n0, b0), k));
-        s8f m1 = S8_ADD(b1, S8_MUL(S8_SUB(n1, b1), k));
-        s8f m2 = S8_ADD(b2, S8_MUL(S8_SUB(n2, b2), k));
-        s8f il = s8_inv_len(m0, m1, m2);
-        s8f full = S8_GE(k, one), some = S8_GT(k, zero);
-        n0 = s8_sel(full, n0, s8_sel(some, S8_MUL(m0, il), b0));
-        n1 = s8_sel(full, n1, s8_sel(some, S8_MUL(m1, il), b1));
-        n2 = s8_sel(full, n2, s8_sel(some, S8_MUL(m2, il), b2));
+        w8f m0 = W8_ADD(b0, W8_MUL(W8_SUB(n0, b0), k));
+        w8f m1 = W8_ADD(b1, W8_MUL(W8_SUB(n1, b1), k));
+        w8f m2 = W8_ADD(b2, W8_MUL(W8_SUB(n2, b2), k));
+        w8f il = shade8_inv_len(m0, m1, m2);
+        w8f full = W8_GE(k, one), some = W8_GT(k, zero);
+        n0 = w8_sel(full, n0, w8_sel(some, W8_MUL(m0, il), b0));
+        n1 = w8_sel(full, n1, w8_sel(some, W8_MUL(m1, il), b1));
+        n2 = w8_sel(full, n2, w8_sel(some, W8_MUL(m2, il), b2));
     }
     /* the material, seeing the water drawn */
     _mm256_storeu_ps(g8.water, mw);
     float alb[3][8];
     wg_albedo8(&p->mat, &g8, alb);
-    s8f col[3];
+    w8f col[3];
     {
-        const s8f alb8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
+        const w8f alb8[3] = {_mm256_loadu_ps(alb[0]), _mm256_loadu_ps(alb[1]),
                              _mm256_loadu_ps(alb[2])};
-        const s8f nl[3] = {n0, n1, n2};
+        const w8f nl[3] = {n0, n1, n2};
         shade_light8(p, alb8, nl, ll, col);
     }
     /* The water over it, where there is some (shade_wet): its mirror
      * and its colour, a lane at a time. */
     {
-        const s8f wet = S8_MUL(
-            s8_smooth(S8_MUL(d, s8_k(1.0f / WG_WATER_MIN))),
-            s8_smooth(S8_MUL(S8_SUB(water, s8_k(WG_WATER_MIN)),
-                             s8_k(1.0f / WG_WATER_MIN))));
-        const int some = _mm256_movemask_ps(S8_GT(wet, zero));
+        const w8f wet = W8_MUL(
+            shade8_smooth(W8_MUL(d, w8_k(1.0f / WG_WATER_MIN))),
+            shade8_smooth(W8_MUL(W8_SUB(water, w8_k(WG_WATER_MIN)),
+                             w8_k(1.0f / WG_WATER_MIN))));
+        const int some = _mm256_movemask_ps(W8_GT(wet, zero));
         if (some) {
             float cl[3][8], wl[8], dl[8], litl[8];
             for (int i = 0; i < 3; i++)
@@ -1548,9 +1525,9 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
             _mm256_storeu_ps(litl, ll);
             static const float up[3] = {0.0f, 1.0f, 0.0f};
             float seen[8], land[3][8];
-            const s8f dir8[3] = {_mm256_loadu_ps(un[0]), _mm256_loadu_ps(un[1]),
+            const w8f dir8[3] = {_mm256_loadu_ps(un[0]), _mm256_loadu_ps(un[1]),
                                  _mm256_loadu_ps(un[2])};
-            shade_mirror8(c, x, S8_ADD(hh, d), z, dir8, S8_GT(wet, zero),
+            shade_mirror8(c, x, W8_ADD(hh, d), z, dir8, W8_GT(wet, zero),
                           seen, land);
             for (int l = 0; l < 8; l++) {
                 if (!(some >> l & 1))
@@ -1570,31 +1547,31 @@ shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
     }
     /* shade_haze */
     {
-        const s8f far = S8_SUB(_mm256_loadu_ps(dist), s8_k(p->haze_start));
-        const s8f xh = S8_MUL(far, s8_k(p->haze_density));
-        const s8f amount = S8_SUB(
-            one, _mm256_div_ps(one, S8_ADD(S8_ADD(one, xh),
-                                           S8_MUL(S8_MUL(s8_k(0.5f), xh), xh))));
-        const s8f e0 = _mm256_loadu_ps(un[0]), e2 = _mm256_loadu_ps(un[2]);
-        const s8f flat = S8_ADD(S8_MUL(e0, e0), S8_MUL(e2, e2));
-        const s8f hl = _mm256_div_ps(
-            one, _mm256_sqrt_ps(S8_ADD(flat, s8_k(1e-12f))));
-        s8f toward = S8_MUL(
-            S8_ADD(S8_MUL(e0, s8_k(sun[0])), S8_MUL(e2, s8_k(sun[2]))), hl);
-        toward = s8_sel(S8_GT(toward, zero), toward, zero);
-        const s8f t2 = S8_MUL(toward, toward), t4 = S8_MUL(t2, t2),
-                  t8 = S8_MUL(t4, t4);
-        const s8f gl = S8_MUL(
-            S8_MUL(S8_MUL(s8_k(0.55f * p->glow_gain), t8), s8_k(c->air_hz)),
-            s8_smooth(S8_MUL(S8_SUB(flat, s8_k(0.1f)), s8_k(2.5f))));
+        const w8f far = W8_SUB(_mm256_loadu_ps(dist), w8_k(p->haze_start));
+        const w8f xh = W8_MUL(far, w8_k(p->haze_density));
+        const w8f amount = W8_SUB(
+            one, W8_DIV(one, W8_ADD(W8_ADD(one, xh),
+                                           W8_MUL(W8_MUL(w8_k(0.5f), xh), xh))));
+        const w8f e0 = _mm256_loadu_ps(un[0]), e2 = _mm256_loadu_ps(un[2]);
+        const w8f flat = W8_ADD(W8_MUL(e0, e0), W8_MUL(e2, e2));
+        const w8f hl = W8_DIV(
+            one, _mm256_sqrt_ps(W8_ADD(flat, w8_k(1e-12f))));
+        w8f toward = W8_MUL(
+            W8_ADD(W8_MUL(e0, w8_k(sun[0])), W8_MUL(e2, w8_k(sun[2]))), hl);
+        toward = w8_sel(W8_GT(toward, zero), toward, zero);
+        const w8f t2 = W8_MUL(toward, toward), t4 = W8_MUL(t2, t2),
+                  t8 = W8_MUL(t4, t4);
+        const w8f gl = W8_MUL(
+            W8_MUL(W8_MUL(w8_k(0.55f * p->glow_gain), t8), w8_k(c->air_hz)),
+            shade8_smooth(W8_MUL(W8_SUB(flat, w8_k(0.1f)), w8_k(2.5f))));
         const float air[3] = {c->air.r, c->air.g, c->air.b};
         const float glow[3] = {p->glow.r, p->glow.g, p->glow.b};
-        const s8f clear = S8_LE(far, zero);
-        const s8f rest = S8_SUB(one, amount);
+        const w8f clear = W8_LE(far, zero);
+        const w8f rest = W8_SUB(one, amount);
         for (int i = 0; i < 3; i++) {
-            s8f a8 = S8_ADD(s8_k(air[i]), S8_MUL(s8_k(glow[i]), gl));
-            s8f mixed = S8_ADD(S8_MUL(col[i], rest), S8_MUL(a8, amount));
-            col[i] = s8_sel(clear, col[i], mixed);
+            w8f a8 = W8_ADD(w8_k(air[i]), W8_MUL(w8_k(glow[i]), gl));
+            w8f mixed = W8_ADD(W8_MUL(col[i], rest), W8_MUL(a8, amount));
+            col[i] = w8_sel(clear, col[i], mixed);
         }
     }
     float o[3][8];
