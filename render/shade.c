@@ -448,6 +448,60 @@ static void shade_sweep_columns(const float *h, uint32_t n, float slope,
     }
 }
 
+#if WG_WIDE
+/* One line of the sweep (the loop below), eight vertices at a time in
+ * AVX2, each as shade_sweep_one makes it, to the bit; 'first' the line
+ * before (NULL on the first line).  Vertex j is at h[j * stride + at0]
+ * and its light goes to lit[] at the same place. */
+__attribute__((target("avx2"))) static void
+shade_sweep_line8(const float *first, const float *h, size_t stride,
+                  size_t at0, uint32_t n, float slope, float rise,
+                  float soft, float *next, uint8_t *lit)
+{
+    const w8f reach = w8_k(SHADE_LIT_REACH);
+    const w8f low = w8_k(-SHADE_LIT_REACH), high = w8_k(1.0f + SHADE_LIT_REACH);
+    const w8i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const w8f last = w8_k((float)(n - 1));
+    uint32_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        const w8i jj = _mm256_add_epi32(_mm256_set1_epi32((int32_t)j), lane);
+        float hv8[8];
+        for (int l = 0; l < 8; l++)
+            hv8[l] = h[(size_t)(j + (uint32_t)l) * stride + at0];
+        const w8f hv = _mm256_loadu_ps(hv8);
+        w8f horizon = w8_k(-INFINITY);
+        if (first) {
+            const w8f at = W8_ADD(_mm256_cvtepi32_ps(jj), w8_k(slope));
+            const w8f in = _mm256_and_ps(W8_GE(at, w8_k(0.0f)), W8_LE(at, last));
+            /* (uint32_t)at for the lanes in the line, 0 for the rest */
+            w8i a = _mm256_cvttps_epi32(_mm256_and_ps(in, at));
+            a = _mm256_min_epi32(a, _mm256_set1_epi32((int32_t)n - 2));
+            const w8f f = W8_SUB(at, _mm256_cvtepi32_ps(a));
+            const w8f t0 = _mm256_i32gather_ps(first, a, 4);
+            const w8f t1 = _mm256_i32gather_ps(
+                first, _mm256_add_epi32(a, _mm256_set1_epi32(1)), 4);
+            horizon = w8_sel(
+                in, W8_SUB(W8_ADD(t0, W8_MUL(W8_SUB(t1, t0), f)), w8_k(rise)),
+                horizon);
+        }
+        w8f t = W8_ADD(W8_DIV(W8_SUB(hv, horizon), w8_k(soft)), w8_k(1.0f));
+        t = w8_sel(W8_LT(t, low), low, w8_sel(W8_GT(t, high), high, t));
+        const w8i q = _mm256_cvttps_epi32(W8_ADD(
+            W8_MUL(W8_ADD(t, reach), w8_k(SHADE_LIT_SCALE)), w8_k(0.5f)));
+        _mm256_storeu_ps(next + j, w8_sel(W8_GT(hv, horizon), hv, horizon));
+        int32_t q8[8];
+        _mm256_storeu_si256((w8i *)q8, q);
+        for (int l = 0; l < 8; l++)
+            lit[(size_t)(j + (uint32_t)l) * stride + at0] = (uint8_t)q8[l];
+    }
+    for (; j < n; j++) {
+        size_t i = (size_t)j * stride + at0;
+        next[j] = shade_sweep_one(first, 0, (float)j + slope, n, rise, soft,
+                                  h[i], &lit[i]);
+    }
+}
+#endif
+
 int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
                     uint8_t *lit)
 {
@@ -495,6 +549,17 @@ int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
     for (uint32_t k = 0; k < n; k++) {
         uint32_t line = step > 0 ? first - k : first + k;
         const float *from = k > 0 ? prev : NULL;
+#if WG_WIDE
+        if (wg_wide()) {
+            shade_sweep_line8(from, h, along_x ? n : 1,
+                              along_x ? line : (size_t)line * n, n, slope,
+                              rise, soft, next, lit);
+            float *t = prev;
+            prev = next;
+            next = t;
+            continue;
+        }
+#endif
         for (uint32_t j = 0; j < n; j++) {
             size_t i = along_x ? (size_t)j * n + line : (size_t)line * n + j;
             next[j] = shade_sweep_one(from, 0, (float)j + slope, n, rise,
