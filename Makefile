@@ -206,6 +206,11 @@ $(B)/render/render.o: CFLAGS += -O3 -fno-trapping-math
 # of them measured the same as SSE2: a point's shading is scalar work.)
 $(B)/render/shade.o: CFLAGS += -O3 -fno-trapping-math -fno-math-errno
 $(B)/render/material.o: CFLAGS += -O3 -fno-trapping-math -fno-math-errno
+# The wide paths (render.h, WG_WIDE) give each lane what the scalar code
+# gives: no fused multiply-adds in either (gcc's -std=c11 has none; clang
+# would fuse the scalar a * b + c where the target has FMA, and not the
+# intrinsics).
+$(B)/render/raster.o $(B)/render/render.o $(B)/render/shade.o $(B)/render/material.o: CFLAGS += -ffp-contract=off
 
 # vulkan.c embeds the compiled shaders: rebuild it when one changes.
 $(B)/backends/vulkan.o: $(SPV_INC)

@@ -79,7 +79,8 @@ int wg_render_view_parse(const char *s, wg_render_view *out)
 #define RENDER_POOLED 1
 #endif
 
-/* Blocks in the pool start on a cache line. */
+/* The bytes of a block in the pool start on a cache line, its head in
+ * the line before. */
 #define RENDER_ALIGN ((size_t)64)
 
 /* The bytes the calling thread holds through wg_render_alloc, and the most
@@ -111,9 +112,9 @@ static void render_pool_open(size_t bytes)
     render_pool.size = render_pool.used = 0;
     if (!RENDER_POOLED || bytes == 0 || bytes > SIZE_MAX / 4)
         return;
-    /* Each block's head and its rounding to a line, for the few dozen
-     * blocks a render takes. */
-    size_t size = bytes + 64 * (sizeof(max_align_t) + RENDER_ALIGN);
+    /* Each block's line for its head and its rounding to a line, for the
+     * few dozen blocks a render takes. */
+    size_t size = bytes + 64 * 2 * RENDER_ALIGN;
     char *base = wg_block_alloc(size);
     if (!base)
         return;
@@ -133,12 +134,14 @@ void *wg_render_alloc(size_t bytes)
 {
     if (bytes > SIZE_MAX / 2 - sizeof(max_align_t) - RENDER_ALIGN)
         return NULL;
-    const size_t whole = (sizeof(max_align_t) + bytes + RENDER_ALIGN - 1) &
-                         ~(RENDER_ALIGN - 1);
+    const size_t whole =
+        RENDER_ALIGN + ((bytes + RENDER_ALIGN - 1) & ~(RENDER_ALIGN - 1));
     max_align_t *b;
     render_head head = {bytes, 0};
     if (render_pool.base && render_pool.size - render_pool.used >= whole) {
-        b = (max_align_t *)(render_pool.base + render_pool.used);
+        /* the pool's base is on a line (wg_block_alloc) */
+        b = (max_align_t *)(render_pool.base + render_pool.used +
+                            RENDER_ALIGN) - 1;
         render_pool.used += whole;
         head.pooled = 1;
     } else {

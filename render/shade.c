@@ -1390,7 +1390,11 @@ shade_mirror8(const shade_ctx *c, w8f x, w8f y, w8f z, const w8f dir[3],
         const w8f fz = w8_sel(W8_LT(gz, zero), zero,
                               w8_sel(W8_GT(gz, top), top, _mm256_floor_ps(gz)));
         const w8f u = W8_SUB(gx, fx), v = W8_SUB(gz, fz);
-        const w8i cx = _mm256_cvttps_epi32(fx), cy = _mm256_cvttps_epi32(fz);
+        /* A lane no longer on reads cell (0, 0): its point may be NaN (a
+         * ray that met its triangle at the eye), which the clamps let
+         * through and the conversion would make an index far outside. */
+        const w8i cx = _mm256_cvttps_epi32(w8_sel(on, fx, zero));
+        const w8i cy = _mm256_cvttps_epi32(w8_sel(on, fz, zero));
         const w8i base = _mm256_add_epi32(
             _mm256_mullo_epi32(cy, _mm256_set1_epi32((int32_t)c->n)), cx);
         const w8f second = W8_GT(W8_ADD(u, v), one);
