@@ -363,9 +363,8 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g)
  * makes, in its order, so that every lane's result is the scalar one to
  * the bit (tests/test_render.c compares them on grounds of every kind).
  * A rule the scalar code skips where it does not apply is computed here
- * for every lane and its result selected by the same condition.  The
- * ground is nine in ten of the samples the default picture shades
- * (shade.c, shade_surface8). */
+ * for every lane and its result selected by the same condition.  For the
+ * shading's wide path (shade.c, shade_surface8). */
 #if WG_WIDE
 /* mat_step */
 W8_FN w8f mat8_step(w8f t)

@@ -462,9 +462,10 @@ wg_rgb wg_albedo(const wg_materials *m, const wg_ground *g);
 void wg_relief(const wg_ground *g, float depth, float foot, float n[3]);
 
 /* The wide paths: eight triangles rasterised at once (raster.c), eight
- * rays met and eight grounds shaded at once (shade.c, material.c), in
- * AVX2, each lane's result the same to the bit as the one-at-a-time code
- * gives it.  WG_WIDE: compiled in (x86-64, gcc or clang); wg_wide(): and
+ * rays met and eight points of the ground or the water shaded at once,
+ * the sun's sweep eight vertices at a time (shade.c, material.c), in AVX2
+ * (wide.h), each lane's result the same to the bit as the one-at-a-time
+ * code gives it.  WG_WIDE: compiled in (x86-64, gcc or clang); wg_wide(): and
  * the processor has AVX2, and WORLDGEN_WIDE is not 0 in the environment
  * (to measure the difference).  wg_wide_set(0) turns them off, 1 back to
  * that, for the tests. */

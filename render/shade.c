@@ -1099,15 +1099,16 @@ static wg_rgb shade_colour(const shade_ctx *c, const shade_meet *m)
 
 #if WG_WIDE
 
-/* shade_colour for eight rays that met the ground (not the water over it,
- * not the block's sides), in AVX2: the same operations in the same order,
- * lane by lane, so every colour is shade_colour's to the bit
- * (tests/test_render.c draws pictures both ways).  The ground under no
- * water drawn has no depth (rise <= 0), so none of the water's shading
- * applies: its fields, the shore's wetting, the relief faded where the sun
- * grazes, the material (wg_albedo8), the light and the haze.  At --size 512
- * the ground is nine in ten of the samples shaded, and one at a time it
- * had been two thirds of the shading's time. */
+/* ---- The shading's wide path (render.h, WG_WIDE) ----
+ *
+ * The rays to the surface met eight at a time (shade_meet8) and the
+ * ground or the water over it shaded eight at a time (shade_surface8,
+ * shade_mirror8), in AVX2 (wide.h): each lane the same operations in the
+ * same order as shade_meet_at and shade_colour, so every colour is theirs
+ * to the bit (tests/test_render.c draws pictures both ways).  One point at
+ * a time, the surface's shading had been two thirds of the default
+ * picture's. */
+
 /* wg_smoothstep: the clamp by comparisons, as it is written there. */
 W8_FN w8f shade8_smooth(w8f t)
 {
@@ -1443,6 +1444,13 @@ shade_mirror8(const shade_ctx *c, w8f x, w8f y, w8f z, const w8f dir[3],
     _mm256_storeu_ps(land[2], lb);
 }
 
+/* shade_colour for eight rays that met the surface (the ground, or the
+ * water over it; not the block's sides): the fields at each point, the
+ * water's rise, the depth drawn and the material's water, the shore's
+ * wetting, the bed's normal tilted up under water, the relief faded where
+ * the sun grazes, the material (wg_albedo8), the light; then where there
+ * is water over it, its mirror (shade_mirror8) and its colour (a lane at a
+ * time: wg_water_covered's expf), and the haze. */
 __attribute__((target("avx2"))) static void
 shade_surface8(const shade_ctx *c, const shade_meet *const m[8], wg_rgb out[8])
 {
