@@ -369,6 +369,76 @@ static inline float shade_sweep_one(const float *prev, ptrdiff_t base,
     return hv > horizon ? hv : horizon;
 }
 
+#if WG_WIDE
+/* Eight vertices of a line of the sweep, j .. j + 7 along it, as
+ * shade_sweep_one makes each, to the bit, in AVX2: 'from' the line before
+ * (NULL on the first line) at offset 'base' (its value for position a is
+ * from[a - base]), vertex j's height at h[j * stride + at0] and its light
+ * to lit[] at the same place, its top to out[j - j0]. */
+__attribute__((target("avx2"))) static void
+shade_sweep8(const float *from, ptrdiff_t base, uint32_t j, const float *h,
+             size_t stride, size_t at0, uint32_t n, float slope, float rise,
+             float soft, float *out, uint8_t *lit)
+{
+    const w8f reach = w8_k(SHADE_LIT_REACH);
+    const w8f low = w8_k(-SHADE_LIT_REACH), high = w8_k(1.0f + SHADE_LIT_REACH);
+    const w8i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const w8i jj = _mm256_add_epi32(_mm256_set1_epi32((int32_t)j), lane);
+    float hv8[8];
+    for (int l = 0; l < 8; l++)
+        hv8[l] = h[(size_t)(j + (uint32_t)l) * stride + at0];
+    const w8f hv = _mm256_loadu_ps(hv8);
+    w8f horizon = w8_k(-INFINITY);
+    if (from) {
+        const w8f at = W8_ADD(_mm256_cvtepi32_ps(jj), w8_k(slope));
+        const w8f in = _mm256_and_ps(W8_GE(at, w8_k(0.0f)),
+                                     W8_LE(at, w8_k((float)(n - 1))));
+        /* (uint32_t)at, then read at a - base and the one after (less the
+         * mask: plus one); a lane off the line reads from[0] and keeps
+         * -inf */
+        w8i a = _mm256_cvttps_epi32(_mm256_and_ps(in, at));
+        a = _mm256_min_epi32(a, _mm256_set1_epi32((int32_t)n - 2));
+        const w8f f = W8_SUB(at, _mm256_cvtepi32_ps(a));
+        const w8i at_prev = _mm256_and_si256(
+            _mm256_castps_si256(in),
+            _mm256_sub_epi32(a, _mm256_set1_epi32((int32_t)base)));
+        const w8f t0 = _mm256_i32gather_ps(from, at_prev, 4);
+        const w8f t1 = _mm256_i32gather_ps(
+            from, _mm256_sub_epi32(at_prev, _mm256_castps_si256(in)), 4);
+        horizon = w8_sel(
+            in, W8_SUB(W8_ADD(t0, W8_MUL(W8_SUB(t1, t0), f)), w8_k(rise)),
+            horizon);
+    }
+    w8f t = W8_ADD(W8_DIV(W8_SUB(hv, horizon), w8_k(soft)), w8_k(1.0f));
+    t = w8_sel(W8_LT(t, low), low, w8_sel(W8_GT(t, high), high, t));
+    const w8i q = _mm256_cvttps_epi32(W8_ADD(
+        W8_MUL(W8_ADD(t, reach), w8_k(SHADE_LIT_SCALE)), w8_k(0.5f)));
+    _mm256_storeu_ps(out, w8_sel(W8_GT(hv, horizon), hv, horizon));
+    int32_t q8[8];
+    _mm256_storeu_si256((w8i *)q8, q);
+    for (int l = 0; l < 8; l++)
+        lit[(size_t)(j + (uint32_t)l) * stride + at0] = (uint8_t)q8[l];
+}
+
+/* One whole line of the sweep (the loop in wg_shadow_sweep), eight
+ * vertices at a time, the rest as shade_sweep_one makes them. */
+static void shade_sweep_line8(const float *first, const float *h,
+                              size_t stride, size_t at0, uint32_t n,
+                              float slope, float rise, float soft,
+                              float *next, uint8_t *lit)
+{
+    uint32_t j = 0;
+    for (; j + 8 <= n; j += 8)
+        shade_sweep8(first, 0, j, h, stride, at0, n, slope, rise, soft,
+                     next + j, lit);
+    for (; j < n; j++) {
+        size_t i = (size_t)j * stride + at0;
+        next[j] = shade_sweep_one(first, 0, (float)j + slope, n, rise, soft,
+                                  h[i], &lit[i]);
+    }
+}
+#endif
+
 /* Rows of the grid taken SHADE_SWEEP_ROWS at a time when the sweep's lines
  * are columns (a sun nearer east or west than north or south, as the
  * default's) on a grid of SHADE_SWEEP_BANDED or more: walking a whole
@@ -401,6 +471,10 @@ static void shade_sweep_columns(const float *h, uint32_t n, float slope,
     /* Column values of the band's rows j0 - 2 .. j1 + 1 at offset j - j0 + 2;
      * the margin rows not given are never read but as 0 * value. */
     float col[2][SHADE_SWEEP_ROWS + 4];
+#if WG_WIDE
+    _Static_assert(SHADE_SWEEP_ROWS == 8, "a band is one wide vector");
+    const int wide = wg_wide();
+#endif
     for (uint32_t b = 0; b < bands; b++) {
         uint32_t j0, j1;
         if (up) {
@@ -429,12 +503,18 @@ static void shade_sweep_columns(const float *h, uint32_t n, float slope,
                 edge[k - 1] = pend0;
                 edge[n + k - 1] = pend1;
             }
-            for (uint32_t j = j0; j < j1; j++) {
-                size_t i = (size_t)j * n + line;
-                cur[j - j0 + 2] = shade_sweep_one(
-                    k > 0 ? prev : NULL, (ptrdiff_t)j0 - 2, (float)j + slope,
-                    n, rise, soft, h[i], &lit[i]);
-            }
+#if WG_WIDE
+            if (wide && rows == 8)
+                shade_sweep8(k > 0 ? prev : NULL, (ptrdiff_t)j0 - 2, j0, h, n,
+                             line, n, slope, rise, soft, cur + 2, lit);
+            else
+#endif
+                for (uint32_t j = j0; j < j1; j++) {
+                    size_t i = (size_t)j * n + line;
+                    cur[j - j0 + 2] = shade_sweep_one(
+                        k > 0 ? prev : NULL, (ptrdiff_t)j0 - 2,
+                        (float)j + slope, n, rise, soft, h[i], &lit[i]);
+                }
             if (rows >= 2) {
                 pend0 = cur[out0];
                 pend1 = cur[out1];
@@ -448,59 +528,7 @@ static void shade_sweep_columns(const float *h, uint32_t n, float slope,
     }
 }
 
-#if WG_WIDE
-/* One line of the sweep (the loop below), eight vertices at a time in
- * AVX2, each as shade_sweep_one makes it, to the bit; 'first' the line
- * before (NULL on the first line).  Vertex j is at h[j * stride + at0]
- * and its light goes to lit[] at the same place. */
-__attribute__((target("avx2"))) static void
-shade_sweep_line8(const float *first, const float *h, size_t stride,
-                  size_t at0, uint32_t n, float slope, float rise,
-                  float soft, float *next, uint8_t *lit)
-{
-    const w8f reach = w8_k(SHADE_LIT_REACH);
-    const w8f low = w8_k(-SHADE_LIT_REACH), high = w8_k(1.0f + SHADE_LIT_REACH);
-    const w8i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const w8f last = w8_k((float)(n - 1));
-    uint32_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        const w8i jj = _mm256_add_epi32(_mm256_set1_epi32((int32_t)j), lane);
-        float hv8[8];
-        for (int l = 0; l < 8; l++)
-            hv8[l] = h[(size_t)(j + (uint32_t)l) * stride + at0];
-        const w8f hv = _mm256_loadu_ps(hv8);
-        w8f horizon = w8_k(-INFINITY);
-        if (first) {
-            const w8f at = W8_ADD(_mm256_cvtepi32_ps(jj), w8_k(slope));
-            const w8f in = _mm256_and_ps(W8_GE(at, w8_k(0.0f)), W8_LE(at, last));
-            /* (uint32_t)at for the lanes in the line, 0 for the rest */
-            w8i a = _mm256_cvttps_epi32(_mm256_and_ps(in, at));
-            a = _mm256_min_epi32(a, _mm256_set1_epi32((int32_t)n - 2));
-            const w8f f = W8_SUB(at, _mm256_cvtepi32_ps(a));
-            const w8f t0 = _mm256_i32gather_ps(first, a, 4);
-            const w8f t1 = _mm256_i32gather_ps(
-                first, _mm256_add_epi32(a, _mm256_set1_epi32(1)), 4);
-            horizon = w8_sel(
-                in, W8_SUB(W8_ADD(t0, W8_MUL(W8_SUB(t1, t0), f)), w8_k(rise)),
-                horizon);
-        }
-        w8f t = W8_ADD(W8_DIV(W8_SUB(hv, horizon), w8_k(soft)), w8_k(1.0f));
-        t = w8_sel(W8_LT(t, low), low, w8_sel(W8_GT(t, high), high, t));
-        const w8i q = _mm256_cvttps_epi32(W8_ADD(
-            W8_MUL(W8_ADD(t, reach), w8_k(SHADE_LIT_SCALE)), w8_k(0.5f)));
-        _mm256_storeu_ps(next + j, w8_sel(W8_GT(hv, horizon), hv, horizon));
-        int32_t q8[8];
-        _mm256_storeu_si256((w8i *)q8, q);
-        for (int l = 0; l < 8; l++)
-            lit[(size_t)(j + (uint32_t)l) * stride + at0] = (uint8_t)q8[l];
-    }
-    for (; j < n; j++) {
-        size_t i = (size_t)j * stride + at0;
-        next[j] = shade_sweep_one(first, 0, (float)j + slope, n, rise, soft,
-                                  h[i], &lit[i]);
-    }
-}
-#endif
+
 
 int wg_shadow_sweep(const wg_palette *p, const float *h, uint32_t n,
                     uint8_t *lit)
