@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "wide.h"
 
 #define RASTER_ONE (1 << WG_SUBPIXEL_BITS)
 #define RASTER_HALF (RASTER_ONE / 2)
@@ -653,7 +654,6 @@ static int raster_one(const wg_target *t, const wg_eye *v,
  * raster_one.  The keys are kept by their minimum, so the order the
  * triangles are drawn in changes nothing. */
 #if WG_WIDE
-#include <immintrin.h>
 
 #define RASTER_SMALL (1 << 13) /* subpixels: 32 samples */
 
@@ -663,28 +663,26 @@ typedef struct raster_queue {
     uint32_t n;
 } raster_queue;
 
-#define R8 __attribute__((target("avx2"), always_inline)) static inline
-
-R8 __m256i r8_k(int32_t x)
+W8_FN __m256i r8_k(int32_t x)
 {
     return _mm256_set1_epi32(x);
 }
 
 /* Whether each lane of e0 | e1 | e2 is >= 0 (all three edges keep it). */
-R8 __m256i r8_inside(__m256i e0, __m256i e1, __m256i e2)
+W8_FN __m256i r8_inside(__m256i e0, __m256i e1, __m256i e2)
 {
     return _mm256_cmpgt_epi32(
         _mm256_or_si256(_mm256_or_si256(e0, e1), e2), r8_k(-1));
 }
 
 /* The three vertices' iw, as doubles, for lanes 0-3 (hi 0) or 4-7. */
-R8 __m256d r8_wide(__m256 f, int hi)
+W8_FN __m256d r8_wide(__m256 f, int hi)
 {
     return _mm256_cvtps_pd(hi ? _mm256_extractf128_ps(f, 1)
                               : _mm256_castps256_ps128(f));
 }
 
-R8 __m256d r8_wide_i(__m256i i, int hi)
+W8_FN __m256d r8_wide_i(__m256i i, int hi)
 {
     return _mm256_cvtepi32_pd(hi ? _mm256_extracti128_si256(i, 1)
                                  : _mm256_castsi256_si128(i));

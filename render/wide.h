@@ -1,7 +1,8 @@
 /* wide.h: the words of the renderer's wide paths (render.h, WG_WIDE):
  * eight floats at once in AVX2, in functions built for AVX2 alone
  * (W8_FN), each an operation the one-at-a-time code makes, so that every
- * lane's result is that code's to the bit.  For material.c and shade.c. */
+ * lane's result is that code's to the bit.  For material.c, raster.c and
+ * shade.c. */
 #ifndef WG_WIDE_H
 #define WG_WIDE_H
 
